@@ -1,0 +1,96 @@
+"""Rule options: which edition, how many players, and the variants in force."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from typing import Any
+
+from .cards import EDITIONS
+from .errors import RulesError
+
+UNO_CALL_MODES = ("explicit", "auto")
+SCORING_MODES = ("standard", "lowest")
+
+
+@dataclass(frozen=True, init=False)
+class Rules:
+    """Validated, immutable rule options; every field is documented below.
+
+    ``edition``: ``classic``, ``monster_high``, ``angry_birds`` or ``masters_of_the_universe``.
+    ``num_players``: 2 to 10.
+    ``target_score``: points that end the game (rule 6.3; default 500).
+    ``uno_call``: ``explicit`` (calling and catching are decisions, rules 5.1-5.2) or ``auto``
+    (rule 5.3: every call is made, nobody is caught).
+    ``allow_bluff``: whether a Wild Draw Four may be played holding the active color (3.3).
+    ``scoring``: ``standard`` (6.3) or ``lowest`` (6.4).
+    ``first_dealer``: fix the first round's dealer instead of drawing for it (2.1).
+    """
+
+    edition: str
+    num_players: int
+    target_score: int
+    uno_call: str
+    allow_bluff: bool
+    scoring: str
+    first_dealer: int | None
+
+    def __init__(
+        self,
+        edition: str = "classic",
+        num_players: int = 4,
+        target_score: int = 500,
+        uno_call: str = "explicit",
+        allow_bluff: bool = True,
+        scoring: str = "standard",
+        first_dealer: int | None = None,
+        **unknown: Any,
+    ) -> None:
+        if unknown:
+            raise RulesError(
+                f"unknown rule option(s) {', '.join(sorted(unknown))}; options are "
+                + ", ".join(option_names())
+            )
+        if edition not in EDITIONS:
+            raise RulesError(f"unknown edition {edition!r}; editions are {', '.join(EDITIONS)}")
+        if not _is_int(num_players) or not 2 <= num_players <= 10:
+            raise RulesError(f"num_players must be an int from 2 to 10, got {num_players!r}")
+        if not _is_int(target_score) or target_score < 1:
+            raise RulesError(f"target_score must be a positive int, got {target_score!r}")
+        if uno_call not in UNO_CALL_MODES:
+            raise RulesError(f"uno_call must be one of {', '.join(UNO_CALL_MODES)}, got {uno_call!r}")
+        if not isinstance(allow_bluff, bool):
+            raise RulesError(f"allow_bluff must be True or False, got {allow_bluff!r}")
+        if scoring not in SCORING_MODES:
+            raise RulesError(f"scoring must be one of {', '.join(SCORING_MODES)}, got {scoring!r}")
+        if first_dealer is not None and (not _is_int(first_dealer) or not 0 <= first_dealer < num_players):
+            raise RulesError(f"first_dealer must be None or a seat 0..{num_players - 1}, got {first_dealer!r}")
+        for name, value in (
+            ("edition", edition), ("num_players", num_players), ("target_score", target_score),
+            ("uno_call", uno_call), ("allow_bluff", allow_bluff), ("scoring", scoring),
+            ("first_dealer", first_dealer),
+        ):
+            object.__setattr__(self, name, value)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The options as plain data."""
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+    @classmethod
+    def from_dict(cls, data: Any) -> "Rules":
+        """Options from plain data; unknown keys raise ``RulesError``."""
+        if not isinstance(data, dict):
+            raise RulesError(f"rules must be a mapping of options, got {type(data).__name__}")
+        return cls(**data)
+
+    def replace(self, **changes: Any) -> "Rules":
+        """A copy with some options changed (validated again)."""
+        return Rules(**{**self.to_dict(), **changes})
+
+
+def option_names() -> list[str]:
+    """Names of every rule option."""
+    return [f.name for f in fields(Rules)]
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
