@@ -431,6 +431,7 @@ class Game:
         self._top_rank = _NO_RANK
         if kind == WILD_DRAW_FOUR:
             self._w4_guilty = self._holds_active(hand)
+            self._w4_prev_color = self._active
         is_king_pig = kind == SPECIAL_WILD and self.edition.special_code == "WK"
         if not hand and not is_king_pig:
             # Rule 5.5: a wild that goes out asks for no color; Greyskull still strikes.
@@ -497,6 +498,7 @@ class Game:
         if catch:
             self._log.append(("catch", seat, -1, offender))
             self._draw_cards(offender, 2, R_UNO)
+            self._catch_index = 0
             self._effect_on_next()
             return
         self._log.append(("no_catch", seat, -1, -1))
@@ -504,6 +506,7 @@ class Game:
         if self._catch_index < self.num_players:
             self._current = self.next_seat(offender, self._catch_index)
         else:
+            self._catch_index = 0
             self._effect_on_next()
 
     def _effect_on_next(self) -> None:
@@ -682,6 +685,7 @@ class Game:
         self._player = -1
         self._drawn = -1
         self._w4_guilty = False
+        self._w4_prev_color = -1
         self._catch_index = 0
         self._legal: tuple[Action, ...] | None = None
         self.round_winner = None
@@ -803,6 +807,24 @@ class Game:
         other._known = [{o: list(s) for o, s in known.items()} for known in self._known]
         other._uno = list(self._uno)
         return other
+
+    def view(self, seat: int) -> dict[str, Any]:
+        """What ``seat`` may know, as a structured dict (see ``uno_env.core.view``)."""
+        from .view import seat_view
+
+        return seat_view(self, seat)
+
+    def determinize(self, seat: int, rng: random.Random | int | None = None) -> "Game":
+        """A full game consistent with what ``seat`` knows, every hidden card resampled.
+
+        Kept: the seat's own hand, the discard pile, hand sizes, the cards the seat has
+        seen in others' hands, and everything public. Resampled: the other cards in hands,
+        the draw pile order, the game's random generator, and whether a pending ``W4`` was a
+        bluff (read again from the resampled hand). ``rng`` is a ``random.Random`` or a seed.
+        """
+        from .determinize import determinize
+
+        return determinize(self, seat, rng)
 
     def to_dict(self, include_log: bool = True) -> dict[str, Any]:
         """The whole state as JSON-serialisable data (see ``uno_env.core.state``)."""

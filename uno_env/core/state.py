@@ -16,7 +16,8 @@
       "scores": [...], "round_points": [...], "round_winner": null, "winners": [],
       "uno_called": [false, ...],
       "known": [{"observer": 1, "target": 0, "cards": ["P3"]}, ...],
-      "pending": {"card": "W4", "player": 3, "drawn": null, "w4_guilty": false, "catch_index": 0},
+      "pending": {"card": "W4", "player": 3, "drawn": null, "w4_guilty": false,
+                  "w4_prev_color": "red", "catch_index": 0},
       "rng_state": [3, [...625 ints...], null],
       "log": [["play", 0, "R7", null], ...]   # (type, seat, card, other); see Game.events()
     }
@@ -24,7 +25,8 @@
 ``known`` lists, per observer and target seat, the cards of the target's hand the observer
 has seen (Urrrhhh gifts, King Pig deals, a hand shown in a challenge). ``pending`` holds the
 card whose effects are being resolved and who played it, the card just drawn (phase
-``play_drawn``), whether a pending ``W4`` was a bluff, and how far the catch window has gone.
+``play_drawn``), whether a pending ``W4`` was a bluff and the color active before it, and how
+far the catch window has gone.
 ``Game.from_dict`` checks every field and the consistency between them (every card of the
 deck exactly once, the pending card fits the phase, ...) and raises ``StateError`` naming
 the field when something is wrong.
@@ -48,7 +50,7 @@ _KEYS = (
     "active_color", "hands", "draw_pile", "discard_pile", "scores", "round_points",
     "round_winner", "winners", "uno_called", "known", "pending", "rng_state",
 )
-_PENDING_KEYS = ("card", "player", "drawn", "w4_guilty", "catch_index")
+_PENDING_KEYS = ("card", "player", "drawn", "w4_guilty", "w4_prev_color", "catch_index")
 
 
 def game_to_dict(game: "Game", include_log: bool = True) -> dict[str, Any]:
@@ -86,6 +88,7 @@ def game_to_dict(game: "Game", include_log: bool = True) -> dict[str, Any]:
             "player": game.pending_player,
             "drawn": code(game._drawn) if game._drawn >= 0 else None,
             "w4_guilty": game._w4_guilty,
+            "w4_prev_color": ed.colors[game._w4_prev_color] if game._w4_prev_color >= 0 else None,
             "catch_index": game._catch_index,
         },
         "rng_state": [version, list(internal), gauss],
@@ -233,6 +236,10 @@ def _load(data: Any) -> "Game":
     player = _seat(pending["player"], n, "pending.player", allow_none=True)
     drawn = -1 if pending["drawn"] is None else _cards(ed, [pending["drawn"]], "pending.drawn")[0]
     guilty = pending["w4_guilty"]
+    prev_name = pending["w4_prev_color"]
+    if prev_name is not None and (not isinstance(prev_name, str) or ed.color_index(prev_name) < 0):
+        _fail("pending.w4_prev_color", f"must be one of {list(ed.colors)} or null")
+    prev_color = -1 if prev_name is None else ed.color_index(prev_name)
     catch_index = pending["catch_index"]
     if not isinstance(guilty, bool):
         _fail("pending.w4_guilty", "must be a boolean")
@@ -327,6 +334,7 @@ def _load(data: Any) -> "Game":
     game._player = -1 if player is None else player
     game._drawn = drawn
     game._w4_guilty = guilty
+    game._w4_prev_color = prev_color
     game._catch_index = catch_index
     game._legal = None
     assert KIND_COLOR  # kinds table imported for validation helpers

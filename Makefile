@@ -1,0 +1,34 @@
+# Two entry points, each creating its own virtual environment from nothing but Python 3.11 and pip.
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+
+.PHONY: demo test bench lint clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+
+$(VENV)/.installed: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install -q -e ".[dev]"
+	touch $@
+
+## demo: set up and run the main job
+demo: $(VENV)/.installed
+	$(BIN)/python -m uno_env.demo
+
+## test: set up and run the whole test suite
+test: $(VENV)/.installed
+	$(BIN)/python -m pytest -q -n 2
+
+## bench: engine speed side by side with RLCard (installs rlcard==1.2.0 into the venv)
+bench: $(VENV)/.installed
+	$(BIN)/python -m pip install -q -e ".[bench]"
+	$(BIN)/python -m benchmarks.bench_engine
+
+lint: $(VENV)/.installed
+	$(BIN)/python -m ruff check uno_env tests benchmarks
+	$(BIN)/python -m mypy
+
+clean:
+	rm -rf $(VENV) build *.egg-info

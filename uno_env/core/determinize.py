@@ -1,0 +1,87 @@
+"""Sampling a full game consistent with one seat's knowledge (for search agents)."""
+
+from __future__ import annotations
+
+import random
+from typing import TYPE_CHECKING
+
+from .cards import KIND_COLOR
+
+if TYPE_CHECKING:
+    from .game import Game
+
+
+def determinize(game: "Game", seat: int, rng: random.Random | int | None = None) -> "Game":
+    """Return a copy of ``game`` with every card hidden from ``seat`` resampled.
+
+    Hidden cards are the draw pile and, in every other hand, the cards ``seat`` has not
+    seen; they are shuffled together and dealt back into the same places, so hand sizes,
+    the draw pile's size and the seat's known cards are unchanged. The copy's random
+    generator is reseeded from ``rng``, since future reshuffles are hidden too.
+    """
+    if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < game.num_players:
+        raise ValueError(f"seat must be 0..{game.num_players - 1}, got {seat!r}")
+    if not isinstance(rng, random.Random):
+        rng = random.Random(rng)
+    copy = game.clone()
+    pool: list[int] = list(copy._draw)
+    # A card just drawn by another seat is hidden, but the seat knows it was playable.
+    drawer = copy._current if copy._drawn >= 0 and copy._current != seat else -1
+    if drawer >= 0:
+        copy._hands[drawer].remove(copy._drawn)
+        pool.append(copy._drawn)
+    fixed: list[list[int]] = []
+    for target, hand in enumerate(copy._hands):
+        if target == seat:
+            fixed.append(hand)
+            continue
+        seen = list(copy._known[target].get(seat, ()))
+        keep = []
+        for kind in hand:
+            if kind in seen:
+                seen.remove(kind)
+                keep.append(kind)
+            else:
+                pool.append(kind)
+        fixed.append(keep)
+    rng.shuffle(pool)
+    for target, hand in enumerate(copy._hands):
+        if target == seat:
+            continue
+        keep = fixed[target]
+        need = len(hand) - len(keep)
+        new_hand = keep + pool[:need]
+        del pool[:need]
+        _relabel_knowledge(copy, target, hand, new_hand, seat)
+        copy._hands[target] = new_hand
+    if drawer >= 0:
+        hand = copy._hands[drawer]
+        drawn = next((k for k in pool if copy._is_playable(k, hand)), copy._drawn)
+        pool.remove(drawn)
+        hand.append(drawn)
+        copy._drawn = drawn
+    copy._draw = pool
+    copy._rng = random.Random(rng.getrandbits(64))
+    copy._legal = None
+    if copy._player >= 0 and copy._player != seat and copy._w4_prev_color >= 0:
+        prev = copy._w4_prev_color
+        copy._w4_guilty = any(KIND_COLOR[k] == prev for k in copy._hands[copy._player])
+    return copy
+
+
+def _relabel_knowledge(copy: "Game", target: int, old: list[int], new: list[int], seat: int) -> None:
+    """Other observers' knowledge of a resampled hand must stay a sub-multiset of it."""
+    known = copy._known[target]
+    for observer in list(known):
+        if observer == seat:
+            continue
+        remaining = list(new)
+        kept = []
+        for kind in known[observer]:
+            if kind in remaining:
+                remaining.remove(kind)
+                kept.append(kind)
+        if kept:
+            known[observer] = kept
+        else:
+            del known[observer]
