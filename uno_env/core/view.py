@@ -6,7 +6,7 @@ same view. Keys (``offset`` is seats clockwise from the observer):
 
 ================  ==============================================================
 seat              the observer's seat
-num_players       table size
+num_players       table size; ``rules`` every rule option (``Rules.to_dict()``)
 edition           edition id; ``colors`` its four color names, slot order
 round, dealer     round number (from 1) and this round's dealer
 phase             the pending decision (a ``Phase`` value)
@@ -54,6 +54,7 @@ def seat_view(game: "Game", seat: int) -> dict[str, Any]:
     return {
         "seat": seat,
         "num_players": n,
+        "rules": game.rules.to_dict(),
         "edition": ed.name,
         "colors": list(ed.colors),
         "round": game.round_number,
