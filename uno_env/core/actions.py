@@ -17,6 +17,8 @@ id      text                meaning
 68      ``no-uno``          do not call
 69      ``catch``           catch the player who did not call UNO
 70      ``no-catch``        let it pass
+71-79   ``swap +k``         seven-zero house rule: swap hands with the seat k places
+                            clockwise (k = 1..9)
 ======  ==================  =====================================================
 
 An :class:`Action` is an ``int`` (its id) whose ``str()`` is its text form in the edition's
@@ -41,7 +43,8 @@ UNO = 67
 NO_UNO = 68
 CATCH = 69
 NO_CATCH = 70
-NUM_ACTIONS = 71
+SWAP_BASE = 70  # swap +k is id SWAP_BASE + k, k = 1..9
+NUM_ACTIONS = 80
 
 _SIMPLE = {"draw": DRAW, "keep": KEEP, "challenge": CHALLENGE, "accept": ACCEPT, "uno": UNO,
            "no-uno": NO_UNO, "catch": CATCH, "no-catch": NO_CATCH}
@@ -69,6 +72,8 @@ def _text(edition: Edition, action_id: int) -> str:
         return "color " + edition.colors[action_id - COLOR_BASE]
     if GIVE_BASE <= action_id < GIVE_BASE + NUM_COLORS:
         return "give " + edition.colors[action_id - GIVE_BASE]
+    if action_id > SWAP_BASE:
+        return f"swap +{action_id - SWAP_BASE}"
     return _SIMPLE_TEXT[action_id]
 
 
@@ -117,10 +122,15 @@ def parse_action(edition: Edition, text: str) -> Action:
                     f"cannot read {text!r}: {edition.name} colors are {', '.join(edition.colors)}"
                 )
             return table[(COLOR_BASE if verb == "color" else GIVE_BASE) + slot]
+        if verb == "swap":
+            offset = arg.lstrip("+")
+            if offset.isdigit() and 1 <= int(offset) <= 9:
+                return table[SWAP_BASE + int(offset)]
+            raise ActionTextError(f"cannot read {text!r}: swap takes a seat offset +1..+9 (seats clockwise)")
     raise ActionTextError(
         f"cannot read {text!r}; actions are: play <card> (e.g. play {edition.letters[0]}7, play W4), "
         f"draw, keep, color <{'|'.join(edition.colors)}>, give <color>, challenge, accept, "
-        "uno, no-uno, catch, no-catch"
+        "uno, no-uno, catch, no-catch, swap +<1-9>"
     )
 
 

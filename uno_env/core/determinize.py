@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 from typing import TYPE_CHECKING
 
-from .cards import KIND_COLOR
+from .cards import KIND_COLOR, WILD_DRAW_FOUR
 
 if TYPE_CHECKING:
     from .game import Game
@@ -21,12 +21,14 @@ def determinize(game: "Game", seat: int, rng: random.Random | int | None = None)
     """
     if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < game.num_players:
         raise ValueError(f"seat must be 0..{game.num_players - 1}, got {seat!r}")
+    from .game import PLAY_DRAWN
+
     if not isinstance(rng, random.Random):
         rng = random.Random(rng)
     copy = game.clone()
     pool: list[int] = list(copy._draw)
     # A card just drawn by another seat is hidden, but the seat knows it was playable.
-    drawer = copy._current if copy._drawn >= 0 and copy._current != seat else -1
+    drawer = copy._current if copy._phase == PLAY_DRAWN and copy._current != seat else -1
     if drawer >= 0:
         copy._hands[drawer].remove(copy._drawn)
         pool.append(copy._drawn)
@@ -63,7 +65,7 @@ def determinize(game: "Game", seat: int, rng: random.Random | int | None = None)
     copy._draw = pool
     copy._rng = random.Random(rng.getrandbits(64))
     copy._legal = None
-    if copy._player >= 0 and copy._player != seat and copy._w4_prev_color >= 0:
+    if copy._played == WILD_DRAW_FOUR and copy._player != seat and copy._w4_prev_color >= 0:
         prev = copy._w4_prev_color
         copy._w4_guilty = any(KIND_COLOR[k] == prev for k in copy._hands[copy._player])
     return copy

@@ -397,6 +397,7 @@ class Game:
         self._current = seat
         self._played = -1
         self._player = -1
+        self._drawn = -1
 
     def _draw_for_turn(self, seat: int) -> None:
         card = self._draw_card(seat, R_TURN)
@@ -414,6 +415,7 @@ class Game:
         hand.remove(kind)
         self._discard.append(kind)
         self._uno[seat] = False
+        self._drawn = -1
         self._log.append(("play", seat, kind, -1))
         if self._known[seat]:
             self._forget(seat, kind)

@@ -254,6 +254,7 @@ def _load(data: Any) -> "Game":
         if not ok:
             _fail("phase " + data["phase"], what)
 
+    need(drawn < 0 or phase == PLAY_DRAWN, "only the play_drawn phase has a drawn card")
     if phase < ROUND_OVER:
         need(not winners and round_winner is None, "a round in play has no winners yet")
         need(all(hands), "every seat holds cards while the round is in play")
