@@ -75,12 +75,15 @@ class Phase(str, Enum):
     CHALLENGE = "challenge"  # challenge or accept a Wild Draw Four
     UNO = "uno"  # call UNO or not
     CATCH = "catch"  # catch a missed UNO call or not
+    SWAP = "swap"  # seven-zero: choose whose hand to swap with
+    STACK = "stack"  # stacking: answer a Draw Two with a Draw Two, or accept the draws
     ROUND_OVER = "round_over"  # no decision: call next_round()
     GAME_OVER = "game_over"  # no decision: the game has ended
 
 
 _PHASES = tuple(Phase)
-(PLAY, PLAY_DRAWN, CHOOSE_COLOR, GIVE_AWAY, CHALLENGE, UNO_PHASE, CATCH_PHASE, ROUND_OVER, GAME_OVER) = range(9)
+(PLAY, PLAY_DRAWN, CHOOSE_COLOR, GIVE_AWAY, CHALLENGE, UNO_PHASE, CATCH_PHASE, SWAP_PHASE, STACK_PHASE,
+ ROUND_OVER, GAME_OVER) = range(11)
 
 # _PLAYABLE[active_color][top_rank] is a tuple of 55 bools: whether each kind may be played
 # on that top card (rule 3.2). top_rank 13 stands for a wild on top (matches color only).
@@ -121,6 +124,9 @@ EVENT_VISIBILITY = {
     "accept": PUBLIC,  # seat accepted the W4
     "skip": PUBLIC,  # seat lost their turn
     "reverse": PUBLIC,  # direction is now other
+    "swap": PUBLIC,  # seat swapped hands with seat other (seven-zero); each now knows the other's
+    "rotate": PUBLIC,  # seat's 0 passed every hand one seat; other = direction
+    "eliminated": PUBLIC,  # seat reached the target under elimination; other = its total
     "round_end": PUBLIC,  # seat went out; other = points scored this round (per scoring)
     "game_end": PUBLIC,  # seat won the game (one event per winner)
 }
@@ -163,6 +169,8 @@ class Game:
         self.winners: list[int] = []
         self.round_number = 0
         self.round_winner: int | None = None
+        self._alive = [True] * self.num_players
+        self._rebuild_ring()
         if dealer is None:
             dealer = rules.first_dealer
         if dealer is not None and (isinstance(dealer, bool) or not isinstance(dealer, int)
@@ -267,8 +275,33 @@ class Game:
         return [self.edition.code(k) for k in self._known[target].get(observer, ())]
 
     def next_seat(self, seat: int, steps: int = 1) -> int:
-        """The seat ``steps`` places after ``seat`` in the direction of play."""
-        return (seat + steps * self._direction) % self.num_players
+        """The seat still in the game ``steps`` places after ``seat`` in the direction of play."""
+        ring = self._succ if self._direction > 0 else self._pred
+        for _ in range(steps):
+            seat = ring[seat]
+        return seat
+
+    def _rebuild_ring(self) -> None:
+        """Clockwise and counter-clockwise neighbours among the seats still in the game."""
+        n = self.num_players
+        alive = self._alive
+        self._succ = [next((s + i) % n for i in range(1, n + 1) if alive[(s + i) % n]) for s in range(n)]
+        self._pred = [next((s - i) % n for i in range(1, n + 1) if alive[(s - i) % n]) for s in range(n)]
+        self._live = sum(alive)
+
+    @property
+    def eliminated(self) -> list[bool]:
+        """Per seat: out of the game (elimination variant)."""
+        return [not a for a in self._alive]
+
+    def team_of(self, seat: int) -> int | None:
+        """The seat's team (0 or 1) when playing partners, else None."""
+        return seat % 2 if self.rules.teams else None
+
+    @property
+    def penalty(self) -> int:
+        """Cards owed by the player facing a Draw Two or Wild Draw Four (stacked totals)."""
+        return self._penalty
 
     def card_value(self, code: str) -> int:
         """Points of one card (rule 6.2)."""
@@ -333,6 +366,12 @@ class Game:
             self._after_uno_call()
         elif phase == CATCH_PHASE:
             self._answer_catch(seat, action == A.CATCH)
+        elif phase == SWAP_PHASE:
+            self._swap_hands(seat, (seat + action - A.SWAP_BASE) % self.num_players)
+        elif action < A.NUM_PLAY_ACTIONS:  # stacking a Draw Two or a W4
+            self._play(seat, action)
+        elif phase == STACK_PHASE:
+            self._take_penalty(seat, R_DRAW_TWO, accepted=True)
         else:  # CHALLENGE
             self._answer_w4(seat, action == A.CHALLENGE)
 
@@ -373,7 +412,18 @@ class Game:
         if phase == CATCH_PHASE:
             return table[A.CATCH], table[A.NO_CATCH]
         if phase == CHALLENGE:
+            if self.rules.stacking and WILD_DRAW_FOUR in self._hands[self._current]:
+                hand = self._hands[self._current]
+                if self.rules.allow_bluff or not self._holds_active(hand):
+                    return table[WILD_DRAW_FOUR], table[A.CHALLENGE], table[A.ACCEPT]
             return table[A.CHALLENGE], table[A.ACCEPT]
+        if phase == STACK_PHASE:
+            twos = sorted({k for k in self._hands[self._current] if KIND_RANK[k] == DRAW_TWO})
+            return (*[table[k] for k in twos], table[A.ACCEPT])
+        if phase == SWAP_PHASE:
+            seat = self._current
+            n = self.num_players
+            return tuple(table[A.SWAP_BASE + k] for k in range(1, n) if self._alive[(seat + k) % n])
         if phase == GIVE_AWAY:
             held = {KIND_COLOR[k] for k in self._hands[self._current] if k < WILD}
             return tuple(table[A.GIVE_BASE + c] for c in sorted(held))
@@ -400,15 +450,19 @@ class Game:
         self._drawn = -1
 
     def _draw_for_turn(self, seat: int) -> None:
-        card = self._draw_card(seat, R_TURN)
-        if card < 0:
-            self._log.append(("pass", seat, -1, -1))
-            self._begin_turn(self.next_seat(seat))
-        elif self._is_playable(card, self._hands[seat]):
-            self._phase = PLAY_DRAWN
-            self._drawn = card
-        else:
-            self._begin_turn(self.next_seat(seat))
+        while True:
+            card = self._draw_card(seat, R_TURN)
+            if card < 0:
+                self._log.append(("pass", seat, -1, -1))
+                self._begin_turn(self.next_seat(seat))
+                return
+            if self._is_playable(card, self._hands[seat]):
+                self._phase = PLAY_DRAWN
+                self._drawn = card
+                return
+            if not self.rules.draw_until_playable:
+                self._begin_turn(self.next_seat(seat))
+                return
 
     def _play(self, seat: int, kind: int) -> None:
         hand = self._hands[seat]
@@ -428,10 +482,20 @@ class Game:
             if rank == REVERSE:
                 self._direction = -self._direction
                 self._log.append(("reverse", seat, -1, self._direction))
+            elif rank == DRAW_TWO:
+                self._penalty += 2
+            elif self.rules.seven_zero and hand:
+                if rank == 7:
+                    self._phase = SWAP_PHASE
+                    self._current = seat
+                    return
+                if rank == 0:
+                    self._rotate_hands(seat)
             self._resolve_end_of_play()
             return
         self._top_rank = _NO_RANK
         if kind == WILD_DRAW_FOUR:
+            self._penalty += 4
             self._w4_guilty = self._holds_active(hand)
             self._w4_prev_color = self._active
         is_king_pig = kind == SPECIAL_WILD and self.edition.special_code == "WK"
@@ -469,11 +533,10 @@ class Game:
         seat = self._player
         hand = self._hands[seat]
         if not hand:
-            kind = self._played
-            if kind == WILD_DRAW_FOUR or KIND_RANK[kind] == DRAW_TWO:
-                victim = self.next_seat(seat)
-                reason = R_DRAW_FOUR if kind == WILD_DRAW_FOUR else R_DRAW_TWO
-                self._draw_cards(victim, 4 if kind == WILD_DRAW_FOUR else 2, reason)
+            if self._penalty:
+                reason = R_DRAW_FOUR if self._played == WILD_DRAW_FOUR else R_DRAW_TWO
+                self._draw_cards(self.next_seat(seat), self._penalty, reason)
+                self._penalty = 0
             self._end_round(seat)
             return
         if len(hand) == 1 and not self._uno[seat]:
@@ -505,7 +568,7 @@ class Game:
             return
         self._log.append(("no_catch", seat, -1, -1))
         self._catch_index += 1
-        if self._catch_index < self.num_players:
+        if self._catch_index < self._live:
             self._current = self.next_seat(offender, self._catch_index)
         else:
             self._catch_index = 0
@@ -518,13 +581,15 @@ class Game:
         nxt = self.next_seat(seat)
         if kind < WILD:
             rank = KIND_RANK[kind]
-            if rank == SKIP or rank == REVERSE and self.num_players == 2:
+            if rank == SKIP or rank == REVERSE and self._live == 2:
                 self._log.append(("skip", nxt, -1, -1))
                 self._begin_turn(self.next_seat(nxt))
             elif rank == DRAW_TWO:
-                self._draw_cards(nxt, 2, R_DRAW_TWO)
-                self._log.append(("skip", nxt, -1, -1))
-                self._begin_turn(self.next_seat(nxt))
+                if self.rules.stacking and any(KIND_RANK[k] == DRAW_TWO for k in self._hands[nxt]):
+                    self._phase = STACK_PHASE
+                    self._current = nxt
+                else:
+                    self._take_penalty(nxt, R_DRAW_TWO, accepted=False)
             else:
                 self._begin_turn(nxt)
         elif kind == WILD_DRAW_FOUR:
@@ -533,13 +598,19 @@ class Game:
         else:
             self._begin_turn(nxt)
 
+    def _take_penalty(self, seat: int, reason: int, accepted: bool) -> None:
+        """Draw the Draw Two / Wild Draw Four total and lose the turn."""
+        if accepted:
+            self._log.append(("accept", seat, -1, -1))
+        self._draw_cards(seat, self._penalty, reason)
+        self._penalty = 0
+        self._log.append(("skip", seat, -1, -1))
+        self._begin_turn(self.next_seat(seat))
+
     def _answer_w4(self, seat: int, challenge: bool) -> None:
         offender = self._player
         if not challenge:
-            self._log.append(("accept", seat, -1, -1))
-            self._draw_cards(seat, 4, R_DRAW_FOUR)
-            self._log.append(("skip", seat, -1, -1))
-            self._begin_turn(self.next_seat(seat))
+            self._take_penalty(seat, R_DRAW_FOUR, accepted=True)
             return
         guilty = self._w4_guilty
         self._log.append(("challenge", seat, -1, offender))
@@ -548,11 +619,13 @@ class Game:
         for k in shown:
             self._log.append(("show", offender, k, seat))
         self._known[offender][seat] = list(shown)
+        penalty = self._penalty
+        self._penalty = 0
         if guilty:
-            self._draw_cards(offender, 4, R_GUILTY)
+            self._draw_cards(offender, penalty, R_GUILTY)
             self._begin_turn(seat)
         else:
-            self._draw_cards(seat, 6, R_INNOCENT)
+            self._draw_cards(seat, penalty + 2, R_INNOCENT)
             self._log.append(("skip", seat, -1, -1))
             self._begin_turn(self.next_seat(seat))
 
@@ -562,15 +635,17 @@ class Game:
         hand = self._hands[giver]
         given = sorted(k for k in hand if KIND_COLOR[k] == color)
         self._hands[giver] = [k for k in hand if KIND_COLOR[k] != color]
-        n = self.num_players
         for observer, seen in list(self._known[giver].items()):
             kept = [k for k in seen if KIND_COLOR[k] != color]
             if kept:
                 self._known[giver][observer] = kept
             else:
                 del self._known[giver][observer]
-        for i, kind in enumerate(given):
-            receiver = (giver + 1 + i % (n - 1)) % n
+        receiver = giver
+        for kind in given:
+            receiver = self._succ[receiver]
+            if receiver == giver:
+                receiver = self._succ[receiver]
             self._hands[receiver].append(kind)
             self._uno[receiver] = False
             self._known[receiver].setdefault(giver, []).append(kind)
@@ -585,7 +660,7 @@ class Game:
         n = self.num_players
         seat = player
         while True:
-            seat = (seat + 1) % n
+            seat = self._succ[seat]
             card = self._draw_card(seat, -1)
             if card < 0:
                 break
@@ -599,11 +674,44 @@ class Game:
 
     def _greyskull_draws(self, player: int) -> None:
         """Rule 4.7: every other seat draws 3, clockwise from the left."""
-        n = self.num_players
-        for i in range(1, n):
-            seat = (player + i) % n
+        seat = self._succ[player]
+        while seat != player:
             self._log.append(("greyskull", seat, -1, -1))
             self._draw_cards(seat, 3, R_GREYSKULL)
+            seat = self._succ[seat]
+
+    # ------------------------------------------------------------------ seven-zero
+    def _swap_hands(self, seat: int, target: int) -> None:
+        """Seven-zero: a 7 swaps the player's hand with a chosen seat's."""
+        self._log.append(("swap", seat, -1, target))
+        self._move_hands({seat: target, target: seat})
+        self._resolve_end_of_play()
+
+    def _rotate_hands(self, seat: int) -> None:
+        """Seven-zero: a 0 passes every hand one seat in the direction of play."""
+        self._log.append(("rotate", seat, -1, self._direction))
+        self._move_hands({s: self.next_seat(s) for s in range(self.num_players) if self._alive[s]})
+
+    def _move_hands(self, moves: dict[int, int]) -> None:
+        """Move hands (source seat -> destination seat); knowledge of them moves along.
+
+        A seat that passes its hand on knows exactly what the receiver now holds.
+        """
+        old_hands = self._hands
+        old_known = self._known
+        hands = list(old_hands)
+        known = [dict(k) for k in old_known]
+        for src in moves:
+            known[src] = {}
+        for src, dst in moves.items():
+            hands[dst] = old_hands[src]
+            moved = {obs: cards for obs, cards in old_known[src].items() if obs != dst}
+            if old_hands[src]:
+                moved[src] = list(old_hands[src])
+            known[dst] = moved
+            self._uno[dst] = False
+        self._hands = hands
+        self._known = known
 
     # ------------------------------------------------------------------ drawing
     def _draw_card(self, seat: int, reason: int) -> int:
@@ -692,10 +800,12 @@ class Game:
         self._legal: tuple[Action, ...] | None = None
         self.round_winner = None
         self.round_points = [0] * n
+        self._penalty = 0
         pile = self._draw
         for _ in range(HAND_SIZE):
-            for offset in range(1, n + 1):
-                seat = (dealer + offset) % n
+            seat = dealer
+            for _ in range(self._live):
+                seat = self._succ[seat]
                 card = pile.pop()
                 self._hands[seat].append(card)
                 self._log.append(("deal", seat, card, -1))
@@ -706,7 +816,7 @@ class Game:
             first = pile.pop()
         self._discard = [first]
         self._log.append(("start", -1, first, -1))
-        left = (dealer + 1) % n
+        left = self._succ[dealer]
         if first >= WILD:
             self._active = -1
             self._top_rank = _NO_RANK
@@ -718,23 +828,31 @@ class Game:
         if rank == DRAW_TWO:
             self._draw_cards(left, 2, R_START)
             self._log.append(("skip", left, -1, -1))
-            self._begin_turn((left + 1) % n)
+            self._begin_turn(self._succ[left])
         elif rank == REVERSE:
             self._direction = -1
             self._log.append(("reverse", -1, -1, -1))
             self._begin_turn(dealer)
         elif rank == SKIP:
             self._log.append(("skip", left, -1, -1))
-            self._begin_turn((left + 1) % n)
+            self._begin_turn(self._succ[left])
         else:
             self._begin_turn(left)
 
     def _end_round(self, winner: int) -> None:
         """Rules 6.1-6.4: score the round, then see whether the game is won."""
+        rules = self.rules
         value = self.edition.card_value
+        n = self.num_players
         hand_points = [sum(value(k) for k in hand) for hand in self._hands]
-        points = [0] * self.num_players
-        if self.rules.scoring == "standard":
+        standard = rules.scoring == "standard" and not rules.elimination
+        if rules.teams:
+            team_points = [sum(hand_points[s] for s in range(team, n, 2)) for team in (0, 1)]
+            if standard:  # the winning team scores the opposing team's cards
+                team_points = [team_points[1], 0] if winner % 2 == 0 else [0, team_points[0]]
+            points = [team_points[s % 2] for s in range(n)]
+        elif standard:
+            points = [0] * n
             points[winner] = sum(hand_points)
         else:
             points = hand_points
@@ -743,13 +861,21 @@ class Game:
         self.round_points = points
         self.round_winner = winner
         self._legal = None
-        self._log.append(("round_end", winner, -1, points[winner] if self.rules.scoring == "standard" else 0))
-        target = self.rules.target_score
-        if self.rules.scoring == "standard":
-            winners = [winner] if self.scores[winner] >= target else []
-        elif max(self.scores) >= target:
-            low = min(self.scores)
-            winners = [s for s, total in enumerate(self.scores) if total == low]
+        self._log.append(("round_end", winner, -1, points[winner] if standard else 0))
+        target = rules.target_score
+        scores = self.scores
+        if rules.elimination:
+            for seat in range(n):
+                if self._alive[seat] and scores[seat] >= target:
+                    self._alive[seat] = False
+                    self._log.append(("eliminated", seat, -1, scores[seat]))
+            self._rebuild_ring()
+            winners = [s for s in range(n) if self._alive[s]] if self._live <= 1 else []
+        elif standard:
+            winners = [s for s in range(n) if scores[s] >= target and (s == winner or rules.teams)]
+        elif max(scores) >= target:
+            low = min(scores)
+            winners = [s for s, total in enumerate(scores) if total == low]
         else:
             winners = []
         if winners:
@@ -768,7 +894,7 @@ class Game:
                 + (" (the game is over)" if self._phase == GAME_OVER else f" (phase is {self.phase.value})")
             )
         kinds = deck_from_codes(self.edition, deck) if deck is not None else None
-        self._deal((self._dealer + 1) % self.num_players, kinds)
+        self._deal(self._succ[self._dealer], kinds)
 
     # ------------------------------------------------------------------ log
     @property
@@ -808,6 +934,7 @@ class Game:
         other._hands = [list(h) for h in self._hands]
         other._known = [{o: list(s) for o, s in known.items()} for known in self._known]
         other._uno = list(self._uno)
+        other._alive = list(self._alive)
         return other
 
     def view(self, seat: int) -> dict[str, Any]:

@@ -24,6 +24,16 @@ class Rules:
     ``allow_bluff``: whether a Wild Draw Four may be played holding the active color (3.3).
     ``scoring``: ``standard`` (6.3) or ``lowest`` (6.4).
     ``first_dealer``: fix the first round's dealer instead of drawing for it (2.1).
+
+    Variants and house rules (section 7, all off by default):
+    ``teams``: partners by alternating seats, even tables of 4-10, shared team scores (7.1).
+    ``elimination``: Challenge UNO; each seat totals the points left in its own hand, seats at
+    or over the target leave the game, the last one standing wins (7.2).
+    ``stacking``: a Draw Two may answer a Draw Two and a ``W4`` a ``W4``; the first player who
+    does not stack draws the total (7.4).
+    ``seven_zero``: a 7 swaps hands with a chosen seat, a 0 passes every hand one seat in the
+    direction of play (7.4).
+    ``draw_until_playable``: a draw goes on until a playable card comes (7.4).
     """
 
     edition: str
@@ -33,6 +43,11 @@ class Rules:
     allow_bluff: bool
     scoring: str
     first_dealer: int | None
+    teams: bool
+    elimination: bool
+    stacking: bool
+    seven_zero: bool
+    draw_until_playable: bool
 
     def __init__(
         self,
@@ -43,6 +58,11 @@ class Rules:
         allow_bluff: bool = True,
         scoring: str = "standard",
         first_dealer: int | None = None,
+        teams: bool = False,
+        elimination: bool = False,
+        stacking: bool = False,
+        seven_zero: bool = False,
+        draw_until_playable: bool = False,
         **unknown: Any,
     ) -> None:
         if unknown:
@@ -64,10 +84,21 @@ class Rules:
             raise RulesError(f"scoring must be one of {', '.join(SCORING_MODES)}, got {scoring!r}")
         if first_dealer is not None and (not _is_int(first_dealer) or not 0 <= first_dealer < num_players):
             raise RulesError(f"first_dealer must be None or a seat 0..{num_players - 1}, got {first_dealer!r}")
+        flags = {"teams": teams, "elimination": elimination, "stacking": stacking,
+                 "seven_zero": seven_zero, "draw_until_playable": draw_until_playable}
+        for name, value in flags.items():
+            if not isinstance(value, bool):
+                raise RulesError(f"{name} must be True or False, got {value!r}")
+        if teams and (num_players % 2 or num_players < 4):
+            raise RulesError(f"teams needs an even number of players from 4 to 10, got {num_players}")
+        if teams and elimination:
+            raise RulesError("teams and elimination cannot be combined; choose one")
+        if elimination and scoring != "standard":
+            raise RulesError("elimination keeps its own totals (points left in each hand); leave scoring 'standard'")
         for name, value in (
             ("edition", edition), ("num_players", num_players), ("target_score", target_score),
             ("uno_call", uno_call), ("allow_bluff", allow_bluff), ("scoring", scoring),
-            ("first_dealer", first_dealer),
+            ("first_dealer", first_dealer), *flags.items(),
         ):
             object.__setattr__(self, name, value)
 

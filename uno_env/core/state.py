@@ -15,9 +15,10 @@
       "discard_pile": ["B5", "R5"],    # top last
       "scores": [...], "round_points": [...], "round_winner": null, "winners": [],
       "uno_called": [false, ...],
+      "eliminated": [false, ...],      # elimination variant: seats out of the game
       "known": [{"observer": 1, "target": 0, "cards": ["P3"]}, ...],
       "pending": {"card": "W4", "player": 3, "drawn": null, "w4_guilty": false,
-                  "w4_prev_color": "red", "catch_index": 0},
+                  "w4_prev_color": "red", "catch_index": 0, "penalty": 4},
       "rng_state": [3, [...625 ints...], null],
       "log": [["play", 0, "R7", null], ...]   # (type, seat, card, other); see Game.events()
     }
@@ -26,7 +27,8 @@
 has seen (Urrrhhh gifts, King Pig deals, a hand shown in a challenge). ``pending`` holds the
 card whose effects are being resolved and who played it, the card just drawn (phase
 ``play_drawn``), whether a pending ``W4`` was a bluff and the color active before it, and how
-far the catch window has gone.
+far the catch window has gone, and the cards owed by whoever faces a Draw Two or ``W4``
+(stacked totals under the stacking house rule).
 ``Game.from_dict`` checks every field and the consistency between them (every card of the
 deck exactly once, the pending card fits the phase, ...) and raises ``StateError`` naming
 the field when something is wrong.
@@ -48,9 +50,9 @@ if TYPE_CHECKING:
 _KEYS = (
     "format", "version", "rules", "round", "dealer", "direction", "phase", "current_player",
     "active_color", "hands", "draw_pile", "discard_pile", "scores", "round_points",
-    "round_winner", "winners", "uno_called", "known", "pending", "rng_state",
+    "round_winner", "winners", "uno_called", "eliminated", "known", "pending", "rng_state",
 )
-_PENDING_KEYS = ("card", "player", "drawn", "w4_guilty", "w4_prev_color", "catch_index")
+_PENDING_KEYS = ("card", "player", "drawn", "w4_guilty", "w4_prev_color", "catch_index", "penalty")
 
 
 def game_to_dict(game: "Game", include_log: bool = True) -> dict[str, Any]:
@@ -78,6 +80,7 @@ def game_to_dict(game: "Game", include_log: bool = True) -> dict[str, Any]:
         "round_winner": game.round_winner,
         "winners": list(game.winners),
         "uno_called": list(game._uno),
+        "eliminated": game.eliminated,
         "known": [
             {"observer": observer, "target": target, "cards": [code(k) for k in cards]}
             for target, known in enumerate(game._known)
@@ -90,6 +93,7 @@ def game_to_dict(game: "Game", include_log: bool = True) -> dict[str, Any]:
             "w4_guilty": game._w4_guilty,
             "w4_prev_color": ed.colors[game._w4_prev_color] if game._w4_prev_color >= 0 else None,
             "catch_index": game._catch_index,
+            "penalty": game._penalty,
         },
         "rng_state": [version, list(internal), gauss],
     }
@@ -146,7 +150,8 @@ def _cards(ed: Edition, value: Any, field: str) -> list[int]:
 def _load(data: Any) -> "Game":
     from .game import (
         CATCH_PHASE, CHALLENGE, CHOOSE_COLOR, EVENT_VISIBILITY, GAME_OVER, GIVE_AWAY, PLAY,
-        PLAY_DRAWN, ROUND_OVER, STATE_FORMAT, STATE_VERSION, UNO_PHASE, Game, Phase, _NO_RANK,
+        PLAY_DRAWN, ROUND_OVER, STACK_PHASE, STATE_FORMAT, STATE_VERSION, SWAP_PHASE, UNO_PHASE, Game,
+        Phase, _NO_RANK,
     )
 
     if not isinstance(data, dict):
@@ -211,6 +216,17 @@ def _load(data: Any) -> "Game":
     if any(u and len(hands[s]) != 1 for s, u in enumerate(uno)):
         _fail("uno_called", "only a seat holding exactly one card can have called UNO")
 
+    eliminated = data["eliminated"]
+    if not isinstance(eliminated, list) or len(eliminated) != n or any(not isinstance(e, bool) for e in eliminated):
+        _fail("eliminated", f"must be a list of {n} booleans")
+    if any(eliminated) and not rules.elimination or sum(not e for e in eliminated) < 1:
+        _fail("eliminated", "seats leave only under the elimination rule, and one must remain")
+    if phase < ROUND_OVER and any(e and hands[s] for s, e in enumerate(eliminated)):
+        _fail("eliminated", "an eliminated seat holds no cards while a round is in play")
+    alive = [not e for e in eliminated]
+    ring = [next((s + i * data["direction"]) % n for i in range(1, n + 1) if alive[(s + i * data["direction"]) % n])
+            for s in range(n)]
+
     known: list[dict[int, list[int]]] = [{} for _ in range(n)]
     if not isinstance(data["known"], list):
         _fail("known", "must be a list of {observer, target, cards}")
@@ -245,6 +261,9 @@ def _load(data: Any) -> "Game":
         _fail("pending.w4_guilty", "must be a boolean")
     if isinstance(catch_index, bool) or not isinstance(catch_index, int) or not 0 <= catch_index < n:
         _fail("pending.catch_index", f"must be an int 0..{n - 1}")
+    penalty = pending["penalty"]
+    if isinstance(penalty, bool) or not isinstance(penalty, int) or penalty < 0 or penalty % 2:
+        _fail("pending.penalty", "must be an even int >= 0")
     if (played < 0) != (player is None):
         _fail("pending", "card and player must both be set or both be null")
     if played >= 0 and played != discard[-1]:
@@ -255,9 +274,15 @@ def _load(data: Any) -> "Game":
             _fail("phase " + data["phase"], what)
 
     need(drawn < 0 or phase == PLAY_DRAWN, "only the play_drawn phase has a drawn card")
+    def after(seat: int, steps: int = 1) -> int:
+        for _ in range(steps):
+            seat = ring[seat]
+        return seat
+
     if phase < ROUND_OVER:
         need(not winners and round_winner is None, "a round in play has no winners yet")
-        need(all(hands), "every seat holds cards while the round is in play")
+        need(all(hands[s] for s in range(n) if alive[s]), "every seat in the game holds cards while the round is in play")
+        need(alive[current] and alive[dealer], "the current player and the dealer are in the game")
     if phase == PLAY:
         need(active >= 0, "needs an active color")
     elif phase == PLAY_DRAWN:
@@ -274,11 +299,18 @@ def _load(data: Any) -> "Game":
     elif phase == CATCH_PHASE:
         need(played >= 0 and player is not None and catch_index >= 1
              and len(hands[player]) == 1 and not uno[player]
-             and current == (player + catch_index * data["direction"]) % n,
+             and current == after(player, catch_index),
              "needs an uncalled one-card player and the seat offered the catch")
     elif phase == CHALLENGE:
-        need(played == WILD_DRAW_FOUR and player is not None
-             and current == (player + data["direction"]) % n, "needs a W4 played by the previous seat")
+        need(played == WILD_DRAW_FOUR and player is not None and penalty >= 4
+             and current == after(player), "needs a W4 played by the previous seat")
+    elif phase == SWAP_PHASE:
+        need(rules.seven_zero and played >= 0 and KIND_RANK[played] == 7 and player == current,
+             "needs a 7 just played under the seven-zero rule by the current player")
+    elif phase == STACK_PHASE:
+        need(rules.stacking and played >= 0 and KIND_RANK[played] == 12 and player is not None
+             and current == after(player) and penalty >= 2 and any(KIND_RANK[k] == 12 for k in hands[current]),
+             "needs a Draw Two just played and a next player holding one, under the stacking rule")
     else:
         need(round_winner is not None and not hands[round_winner], "needs the round winner, with no cards")
         need((phase == GAME_OVER) == bool(winners), "game over exactly when there are winners")
@@ -334,6 +366,9 @@ def _load(data: Any) -> "Game":
     game._played = played
     game._player = -1 if player is None else player
     game._drawn = drawn
+    game._alive = alive
+    game._rebuild_ring()
+    game._penalty = penalty
     game._w4_guilty = guilty
     game._w4_prev_color = prev_color
     game._catch_index = catch_index
