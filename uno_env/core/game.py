@@ -277,6 +277,8 @@ class Game:
     def next_seat(self, seat: int, steps: int = 1) -> int:
         """The seat still in the game ``steps`` places after ``seat`` in the direction of play."""
         ring = self._succ if self._direction > 0 else self._pred
+        if steps == 1:
+            return ring[seat]
         for _ in range(steps):
             seat = ring[seat]
         return seat
