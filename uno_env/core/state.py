@@ -281,7 +281,10 @@ def _load(data: Any) -> "Game":
 
     if phase < ROUND_OVER:
         need(not winners and round_winner is None, "a round in play has no winners yet")
-        need(all(hands[s] for s in range(n) if alive[s]), "every seat in the game holds cards while the round is in play")
+        # The one empty hand in play: King Pig played as the last card, its color still pending (5.5).
+        king_pig_out = phase == CHOOSE_COLOR and played == SPECIAL_WILD and ed.special_code == "WK"
+        need(all(hands[s] or (king_pig_out and s == player) for s in range(n) if alive[s]),
+             "every seat in the game holds cards while the round is in play")
         need(alive[current] and alive[dealer], "the current player and the dealer are in the game")
     if phase == PLAY:
         need(active >= 0, "needs an active color")
