@@ -6,7 +6,8 @@ import random
 from collections.abc import Iterable
 from typing import Any
 
-from uno_env.core import Game, Rules, stacked_deck
+from uno_env.core import EDITIONS, Game, Rules, stacked_deck
+from uno_env.core.cards import WILD
 
 
 def stacked_game(
@@ -51,3 +52,66 @@ def play_out_round(game: Game, seed: int = 0, max_steps: int = 20_000) -> Game:
             return game
         game.step(rng.choice(game.legal_actions()))
     raise AssertionError(f"round not over after {max_steps} steps")
+
+
+def position(
+    edition: str = "classic",
+    num_players: int = 4,
+    hands: dict[int, list[str]] | None = None,
+    discard: list[str] | tuple[str, ...] = ("R7",),
+    draw: list[str] | tuple[str, ...] = (),
+    current: int = 0,
+    dealer: int = 0,
+    direction: int = 1,
+    active_color: str | None = None,
+    rest_to: int | None = None,
+    **options: Any,
+) -> Game:
+    """A game in the play phase at a chosen position, built with ``Game.from_dict``.
+
+    ``hands`` fixes some seats' hands; every other seat gets 7 filler cards (non-wild cards
+    in kind order, i.e. the edition's first color first). ``discard`` is the discard pile (top
+    last), ``draw`` the top of the draw pile; the cards left over go under the draw pile, or
+    into seat ``rest_to``'s hand. The active color defaults to the top card's color. The
+    saved log is emptied, so ``game.events()`` lists only what happens from here on.
+    """
+    rules = Rules(edition=edition, num_players=num_players, **options)
+    ed = EDITIONS[edition]
+    pool = [ed.code(k) for k in ed.deck()]
+
+    def take(code: str) -> str:
+        code = ed.code(ed.kind(code))
+        pool.remove(code)  # ValueError: asked for more copies than the deck holds
+        return code
+
+    fixed = {seat: [take(c) for c in cards] for seat, cards in (hands or {}).items()}
+    discard_codes = [take(c) for c in discard]
+    draw_codes = [take(c) for c in draw]
+    filler = [c for c in pool if ed.kind(c) < WILD]
+    all_hands: list[list[str]] = []
+    for seat in range(num_players):
+        if seat in fixed:
+            all_hands.append(fixed[seat])
+        else:
+            cards, filler = filler[:7], filler[7:]
+            for c in cards:
+                pool.remove(c)
+            all_hands.append(cards)
+    if rest_to is None:
+        draw_codes += pool
+    else:
+        all_hands[rest_to] += pool
+    top = ed.kind(discard_codes[-1])
+    if active_color is None and top < WILD:
+        active_color = ed.colors[top // 13]
+    data = Game(rules, deck=[ed.code(k) for k in ed.deck()], dealer=dealer).to_dict(include_log=False)
+    data.update(
+        dealer=dealer, direction=direction, phase="play", current_player=current,
+        active_color=active_color, hands=all_hands, draw_pile=draw_codes, discard_pile=discard_codes,
+        uno_called=[False] * num_players, known=[],
+        # A fresh deal's pending state is neutral; keep its keys (new ones included).
+        pending={**data["pending"], "card": None, "player": None, "drawn": None, "w4_guilty": False,
+                 "w4_prev_color": None, "catch_index": 0},
+    )
+    return Game.from_dict(data)
+
