@@ -126,7 +126,7 @@ def run_uno_env(policy: str) -> Callable[[int, float, int], Run]:
 def run_rlcard(num_players: int, seconds: float, seed: int) -> Run:
     """A loop over RLCard rounds: uniform over its legal actions (plays whenever it can)."""
     import numpy as np
-    from rlcard.games.uno.game import UnoGame
+    from rlcard.games.uno.game import UnoGame  # type: ignore[import-untyped]
 
     rng = random.Random(seed)
     choice = rng.choice
@@ -160,7 +160,7 @@ def rlcard_version() -> str | None:
     try:
         from importlib.metadata import version
 
-        import rlcard.games.uno.game  # noqa: F401
+        import rlcard.games.uno.game  # type: ignore[import-untyped]  # noqa: F401
     except ImportError:
         return None
     return version("rlcard")
@@ -192,12 +192,26 @@ def measure(rows: list[Row], seconds: float, reps: int, seed: int, progress: boo
             print(f"  repetition {rep + 1}/{reps} done", file=sys.stderr, flush=True)
 
 
-def ratio(row: Row, rows: list[Row]) -> float | None:
-    """A row's median rate over RLCard's at the same table size (None without RLCard)."""
+def rlcard_row(row: Row, rows: list[Row]) -> Row | None:
+    """The RLCard row at the same table size, if measured."""
     for other in rows:
         if other.players == row.players and other.run is run_rlcard:
-            return row.median_rate() / other.median_rate()
+            return other
     return None
+
+
+def ratio(row: Row, rows: list[Row]) -> float | None:
+    """A row's median rate over RLCard's at the same table size (None without RLCard)."""
+    base = rlcard_row(row, rows)
+    return None if base is None else row.median_rate() / base.median_rate()
+
+
+def paired_ratio(row: Row, rows: list[Row]) -> float | None:
+    """Median over repetitions of the row's rate over RLCard's in the same repetition."""
+    base = rlcard_row(row, rows)
+    if base is None:
+        return None
+    return statistics.median(mine.rate / theirs.rate for mine, theirs in zip(row.runs, base.runs, strict=True))
 
 
 def describe(seconds: float, reps: int, rl_version: str | None) -> str:
@@ -253,6 +267,7 @@ def as_json(rows: list[Row], seconds: float, reps: int, seed: int, rl_version: s
                 "decisions_per_round": row.decisions_per_round(),
                 "crashed_rounds": sum(run.errors for run in row.runs),
                 "ratio_vs_rlcard": ratio(row, rows),
+                "ratio_vs_rlcard_paired": paired_ratio(row, rows),
             }
             for row in rows
         ],

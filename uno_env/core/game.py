@@ -346,7 +346,7 @@ class Game:
         seat = self._current
         if phase == PLAY:
             if action < A.NUM_PLAY_ACTIONS:
-                self._play(seat, action)
+                self._play(seat, int(action))
             else:
                 self._draw_for_turn(seat)
         elif phase == PLAY_DRAWN:
@@ -354,7 +354,7 @@ class Game:
                 self._log.append(("keep", seat, -1, -1))
                 self._begin_turn(self.next_seat(seat))
             else:
-                self._play(seat, action)
+                self._play(seat, int(action))
         elif phase == CHOOSE_COLOR:
             self._choose_color(seat, action - A.COLOR_BASE)
         elif phase == GIVE_AWAY:
@@ -371,7 +371,7 @@ class Game:
         elif phase == SWAP_PHASE:
             self._swap_hands(seat, (seat + action - A.SWAP_BASE) % self.num_players)
         elif action < A.NUM_PLAY_ACTIONS:  # stacking a Draw Two or a W4
-            self._play(seat, action)
+            self._play(seat, int(action))
         elif phase == STACK_PHASE:
             self._take_penalty(seat, R_DRAW_TWO, accepted=True)
         else:  # CHALLENGE
