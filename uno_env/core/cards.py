@@ -14,6 +14,7 @@ An edition is data: its color names and letters, its special wild, and its card 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .errors import CardCodeError, DeckError
@@ -139,7 +140,7 @@ EDITIONS: dict[str, Edition] = {
 }
 
 
-def deck_from_codes(edition: Edition, codes: list[str] | tuple[str, ...]) -> list[int]:
+def deck_from_codes(edition: Edition, codes: Sequence[str]) -> list[int]:
     """Parse a stacked deck (codes, top first); it must be exactly one full deck."""
     if not isinstance(codes, (list, tuple)):
         raise DeckError(f"a deck is a list of card codes, top first; got {type(codes).__name__}")

@@ -11,7 +11,7 @@ if TYPE_CHECKING:
     from .game import Game
 
 
-def determinize(game: "Game", seat: int, rng: random.Random | int | None = None) -> "Game":
+def determinize(game: Game, seat: int, rng: random.Random | int | None = None) -> Game:
     """Return a copy of ``game`` with every card hidden from ``seat`` resampled.
 
     Hidden cards are the draw pile and, in every other hand, the cards ``seat`` has not
@@ -71,7 +71,7 @@ def determinize(game: "Game", seat: int, rng: random.Random | int | None = None)
     return copy
 
 
-def _relabel_knowledge(copy: "Game", target: int, old: list[int], new: list[int], seat: int) -> None:
+def _relabel_knowledge(copy: Game, target: int, old: list[int], new: list[int], seat: int) -> None:
     """Other observers' knowledge of a resampled hand must stay a sub-multiset of it."""
     known = copy._known[target]
     for observer in list(known):

@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
-from enum import Enum
+from enum import StrEnum
 from typing import Any
 
 from . import actions as A
@@ -65,7 +65,7 @@ STATE_FORMAT = "uno_env.game"
 STATE_VERSION = 1
 
 
-class Phase(str, Enum):
+class Phase(StrEnum):
     """Which decision the game waits for."""
 
     PLAY = "play"  # play a card or draw
@@ -145,6 +145,31 @@ class Game:
     ``Game(rules, deck=[codes, top first], dealer=0)`` deals a stacked deck instead
     (``cards.stacked_deck`` builds one).
     """
+
+    # Round state, set by _deal (and by state.game_from_dict).
+    _hands: list[list[int]]
+    _draw: list[int]  # top of the pile is the end of the list
+    _discard: list[int]  # top is the end of the list
+    _known: list[dict[int, list[int]]]  # per target seat: observer -> cards seen there
+    _uno: list[bool]
+    _alive: list[bool]
+    _succ: list[int]
+    _pred: list[int]
+    _live: int
+    _dealer: int
+    _direction: int
+    _phase: int
+    _current: int
+    _active: int  # active color slot, -1 while the opening wild's is pending
+    _top_rank: int
+    _played: int  # card whose effects are being resolved, -1 if none
+    _player: int  # who played it, -1 if none
+    _drawn: int  # card just drawn (phase play_drawn), -1 otherwise
+    _w4_guilty: bool
+    _w4_prev_color: int
+    _catch_index: int
+    _penalty: int  # cards owed for Draw Two / Wild Draw Four (stacked totals)
+    _legal: tuple[Action, ...] | None  # cached legal actions
 
     def __init__(
         self,
@@ -790,7 +815,7 @@ class Game:
         self._log.append(("dealer", dealer, -1, self.round_number))
         self._draw = deck[::-1]  # top of the pile is the end of the list
         self._hands = [[] for _ in range(n)]
-        self._known: list[dict[int, list[int]]] = [{} for _ in range(n)]
+        self._known = [{} for _ in range(n)]
         self._uno = [False] * n
         self._direction = 1
         self._played = -1
@@ -799,7 +824,7 @@ class Game:
         self._w4_guilty = False
         self._w4_prev_color = -1
         self._catch_index = 0
-        self._legal: tuple[Action, ...] | None = None
+        self._legal = None
         self.round_winner = None
         self.round_points = [0] * n
         self._penalty = 0
@@ -921,7 +946,7 @@ class Game:
         return out
 
     # ------------------------------------------------------------------ copies and saves
-    def clone(self) -> "Game":
+    def clone(self) -> Game:
         """An independent copy (random generator state included)."""
         other = Game.__new__(Game)
         other.__dict__.update(self.__dict__)
@@ -945,7 +970,7 @@ class Game:
 
         return seat_view(self, seat)
 
-    def determinize(self, seat: int, rng: random.Random | int | None = None) -> "Game":
+    def determinize(self, seat: int, rng: random.Random | int | None = None) -> Game:
         """A full game consistent with what ``seat`` knows, every hidden card resampled.
 
         Kept: the seat's own hand, the discard pile, hand sizes, the cards the seat has
@@ -964,7 +989,7 @@ class Game:
         return game_to_dict(self, include_log)
 
     @classmethod
-    def from_dict(cls, data: Any) -> "Game":
+    def from_dict(cls, data: Any) -> Game:
         """Rebuild a game saved with ``to_dict``; raises ``StateError`` when malformed."""
         from .state import game_from_dict
 

@@ -95,25 +95,26 @@ class Rules:
             raise RulesError("teams and elimination cannot be combined; choose one")
         if elimination and scoring != "standard":
             raise RulesError("elimination keeps its own totals (points left in each hand); leave scoring 'standard'")
-        for name, value in (
+        options: tuple[tuple[str, object], ...] = (
             ("edition", edition), ("num_players", num_players), ("target_score", target_score),
             ("uno_call", uno_call), ("allow_bluff", allow_bluff), ("scoring", scoring),
             ("first_dealer", first_dealer), *flags.items(),
-        ):
-            object.__setattr__(self, name, value)
+        )
+        for name, option in options:
+            object.__setattr__(self, name, option)
 
     def to_dict(self) -> dict[str, Any]:
         """The options as plain data."""
         return {f.name: getattr(self, f.name) for f in fields(self)}
 
     @classmethod
-    def from_dict(cls, data: Any) -> "Rules":
+    def from_dict(cls, data: Any) -> Rules:
         """Options from plain data; unknown keys raise ``RulesError``."""
         if not isinstance(data, dict):
             raise RulesError(f"rules must be a mapping of options, got {type(data).__name__}")
         return cls(**data)
 
-    def replace(self, **changes: Any) -> "Rules":
+    def replace(self, **changes: Any) -> Rules:
         """A copy with some options changed (validated again)."""
         return Rules(**{**self.to_dict(), **changes})
 

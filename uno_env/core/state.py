@@ -37,7 +37,7 @@ the field when something is wrong.
 from __future__ import annotations
 
 import random
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from .actions import action_table
 from .cards import EDITIONS, KIND_COLOR, KIND_RANK, SPECIAL_WILD, WILD, WILD_DRAW_FOUR, Edition
@@ -55,7 +55,7 @@ _KEYS = (
 _PENDING_KEYS = ("card", "player", "drawn", "w4_guilty", "w4_prev_color", "catch_index", "penalty")
 
 
-def game_to_dict(game: "Game", include_log: bool = True) -> dict[str, Any]:
+def game_to_dict(game: Game, include_log: bool = True) -> dict[str, Any]:
     """Serialise a game (see the module docstring for the layout)."""
     from .game import EVENT_VISIBILITY, STATE_FORMAT, STATE_VERSION  # noqa: F401
 
@@ -106,7 +106,7 @@ def game_to_dict(game: "Game", include_log: bool = True) -> dict[str, Any]:
     return data
 
 
-def game_from_dict(data: Any) -> "Game":
+def game_from_dict(data: Any) -> Game:
     """Rebuild a game from ``game_to_dict`` data, validating everything."""
     try:
         return _load(data)
@@ -118,16 +118,18 @@ def game_from_dict(data: Any) -> "Game":
         raise StateError(f"invalid saved game: {type(err).__name__}: {err}") from None
 
 
-def _fail(field: str, what: str) -> None:
+def _fail(field: str, what: str) -> NoReturn:
     raise StateError(f"invalid saved game: {field}: {what}")
 
 
-def _seat(value: Any, n: int, field: str, allow_none: bool = False) -> int | None:
-    if value is None and allow_none:
-        return None
+def _seat(value: Any, n: int, field: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < n:
-        _fail(field, f"must be a seat 0..{n - 1}{' or null' if allow_none else ''}, got {value!r}")
+        _fail(field, f"must be a seat 0..{n - 1}, got {value!r}")
     return value
+
+
+def _optional_seat(value: Any, n: int, field: str) -> int | None:
+    return None if value is None else _seat(value, n, field + " (or null)")
 
 
 def _nonneg_ints(value: Any, n: int, field: str) -> list[int]:
@@ -144,14 +146,27 @@ def _cards(ed: Edition, value: Any, field: str) -> list[int]:
         return [ed.kind(c) for c in value]
     except ValueError as err:
         _fail(field, str(err))
-        raise  # unreachable
 
 
-def _load(data: Any) -> "Game":
+def _load(data: Any) -> Game:
     from .game import (
-        CATCH_PHASE, CHALLENGE, CHOOSE_COLOR, EVENT_VISIBILITY, GAME_OVER, GIVE_AWAY, PLAY,
-        PLAY_DRAWN, ROUND_OVER, STACK_PHASE, STATE_FORMAT, STATE_VERSION, SWAP_PHASE, UNO_PHASE, Game,
-        Phase, _NO_RANK,
+        _NO_RANK,
+        CATCH_PHASE,
+        CHALLENGE,
+        CHOOSE_COLOR,
+        EVENT_VISIBILITY,
+        GAME_OVER,
+        GIVE_AWAY,
+        PLAY,
+        PLAY_DRAWN,
+        ROUND_OVER,
+        STACK_PHASE,
+        STATE_FORMAT,
+        STATE_VERSION,
+        SWAP_PHASE,
+        UNO_PHASE,
+        Game,
+        Phase,
     )
 
     if not isinstance(data, dict):
@@ -204,7 +219,7 @@ def _load(data: Any) -> "Game":
 
     scores = _nonneg_ints(data["scores"], n, "scores")
     round_points = _nonneg_ints(data["round_points"], n, "round_points")
-    round_winner = _seat(data["round_winner"], n, "round_winner", allow_none=True)
+    round_winner = _optional_seat(data["round_winner"], n, "round_winner")
     winners = data["winners"]
     if not isinstance(winners, list):
         _fail("winners", "must be a list of seats")
@@ -249,7 +264,7 @@ def _load(data: Any) -> "Game":
     if not isinstance(pending, dict) or set(pending) != set(_PENDING_KEYS):
         _fail("pending", f"must be a mapping with keys {list(_PENDING_KEYS)}")
     played = -1 if pending["card"] is None else _cards(ed, [pending["card"]], "pending.card")[0]
-    player = _seat(pending["player"], n, "pending.player", allow_none=True)
+    player = _optional_seat(pending["player"], n, "pending.player")
     drawn = -1 if pending["drawn"] is None else _cards(ed, [pending["drawn"]], "pending.drawn")[0]
     guilty = pending["w4_guilty"]
     prev_name = pending["w4_prev_color"]
