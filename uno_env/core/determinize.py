@@ -21,7 +21,7 @@ def determinize(game: Game, seat: int, rng: random.Random | int | None = None) -
     """
     if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < game.num_players:
         raise ValueError(f"seat must be 0..{game.num_players - 1}, got {seat!r}")
-    from .game import PLAY_DRAWN
+    from .game import _PLAYABLE, PLAY_DRAWN
 
     if not isinstance(rng, random.Random):
         rng = random.Random(rng)
@@ -47,6 +47,11 @@ def determinize(game: Game, seat: int, rng: random.Random | int | None = None) -
                 pool.append(kind)
         fixed.append(keep)
     rng.shuffle(pool)
+    if drawer >= 0:  # any hidden card that would have been playable
+        playable = _PLAYABLE[copy._active][copy._top_rank]
+        bluff = copy.rules.allow_bluff
+        drawn = next((k for k in pool if playable[k] and (bluff or k != WILD_DRAW_FOUR)), copy._drawn)
+        pool.remove(drawn)
     for target, hand in enumerate(copy._hands):
         if target == seat:
             continue
@@ -57,10 +62,7 @@ def determinize(game: Game, seat: int, rng: random.Random | int | None = None) -
         _relabel_knowledge(copy, target, hand, new_hand, seat)
         copy._hands[target] = new_hand
     if drawer >= 0:
-        hand = copy._hands[drawer]
-        drawn = next((k for k in pool if copy._is_playable(k, hand)), copy._drawn)
-        pool.remove(drawn)
-        hand.append(drawn)
+        copy._hands[drawer].append(drawn)
         copy._drawn = drawn
     copy._draw = pool
     copy._rng = random.Random(rng.getrandbits(64))

@@ -130,6 +130,7 @@ EVENT_VISIBILITY = {
     "round_end": PUBLIC,  # seat went out; other = points scored this round (per scoring)
     "game_end": PUBLIC,  # seat won the game (one event per winner)
 }
+SIGNED_OTHER = frozenset({"reverse", "rotate"})  # events whose ``other`` is a direction, +1 or -1
 DRAW_REASONS = ("turn", "draw_two", "draw_four", "challenge_guilty", "challenge_innocent",
                 "uno_penalty", "greyskull", "start_draw_two")
 (R_TURN, R_DRAW_TWO, R_DRAW_FOUR, R_GUILTY, R_INNOCENT, R_UNO, R_GREYSKULL, R_START) = range(8)
@@ -612,7 +613,7 @@ class Game:
                 self._log.append(("skip", nxt, -1, -1))
                 self._begin_turn(self.next_seat(nxt))
             elif rank == DRAW_TWO:
-                if self.rules.stacking and any(KIND_RANK[k] == DRAW_TWO for k in self._hands[nxt]):
+                if self.rules.stacking:  # offered even without a Draw Two, so holding none stays hidden
                     self._phase = STACK_PHASE
                     self._current = nxt
                 else:
@@ -1008,7 +1009,7 @@ def _event_dict(edition: Edition, kind: str, who: int, card: int, other: int, ev
         "type": kind,
         "seat": None if who < 0 else who,
         "card": edition.code(card) if card >= 0 else None,
-        "other": None if other < 0 and kind != "reverse" else other,
+        "other": other if kind in SIGNED_OTHER or other >= 0 else None,
     }
     if kind == "draw":
         event["reason"] = DRAW_REASONS[other]

@@ -57,7 +57,7 @@ _PENDING_KEYS = ("card", "player", "drawn", "w4_guilty", "w4_prev_color", "catch
 
 def game_to_dict(game: Game, include_log: bool = True) -> dict[str, Any]:
     """Serialise a game (see the module docstring for the layout)."""
-    from .game import EVENT_VISIBILITY, STATE_FORMAT, STATE_VERSION  # noqa: F401
+    from .game import SIGNED_OTHER, STATE_FORMAT, STATE_VERSION
 
     ed = game.edition
     code = ed.code
@@ -99,8 +99,8 @@ def game_to_dict(game: Game, include_log: bool = True) -> dict[str, Any]:
     }
     if include_log:
         data["log"] = [
-            [kind, None if seat < 0 else seat, code(card) if card >= 0 else None, None if other < 0 else other]
-            if kind != "reverse" else [kind, None if seat < 0 else seat, None, other]
+            [kind, None if seat < 0 else seat, code(card) if card >= 0 else None,
+             other if other >= 0 or kind in SIGNED_OTHER else None]
             for kind, seat, card, other in game._log
         ]
     return data
@@ -327,8 +327,8 @@ def _load(data: Any) -> Game:
              "needs a 7 just played under the seven-zero rule by the current player")
     elif phase == STACK_PHASE:
         need(rules.stacking and played >= 0 and KIND_RANK[played] == 12 and player is not None
-             and current == after(player) and penalty >= 2 and any(KIND_RANK[k] == 12 for k in hands[current]),
-             "needs a Draw Two just played and a next player holding one, under the stacking rule")
+             and current == after(player) and penalty >= 2,
+             "needs a Draw Two just played at the next player, under the stacking rule")
     else:
         need(round_winner is not None and not hands[round_winner], "needs the round winner, with no cards")
         need((phase == GAME_OVER) == bool(winners), "game over exactly when there are winners")
