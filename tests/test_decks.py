@@ -143,11 +143,11 @@ SIMPLE = {55: "draw", 56: "keep", 65: "challenge", 66: "accept", 67: "uno", 68: 
           70: "no-catch"}
 
 
-def test_action_layout_has_71_ids():
-    assert NUM_ACTIONS == 71
+def test_action_layout_has_80_ids():
+    assert NUM_ACTIONS == 80
     for ed in EDITIONS.values():
-        assert len(action_texts(ed)) == 71
-        assert [int(a) for a in action_table(ed)] == list(range(71))
+        assert len(action_texts(ed)) == 80
+        assert [int(a) for a in action_table(ed)] == list(range(80))
 
 
 @pytest.mark.parametrize("edition", EDITION_NAMES)
@@ -166,7 +166,8 @@ def test_action_layout_table(edition):
         assert texts[61 + slot] == f"give {color}"
     for action_id, text in SIMPLE.items():
         assert texts[action_id] == text
-    assert len(set(texts)) == 71
+    assert texts[71:] == [f"swap +{k}" for k in range(1, 10)]
+    assert len(set(texts)) == 80
 
 
 @pytest.mark.parametrize("edition", EDITION_NAMES)
