@@ -1,0 +1,563 @@
+"""The PettingZoo AEC environment (uno_env.env): API, registry, rewards, infos, rendering, pickling."""
+
+from __future__ import annotations
+
+import copy
+import pickle
+import random
+import subprocess
+import sys
+import warnings
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pettingzoo
+import pytest
+from gymnasium import spaces
+from gymnasium.utils import EzPickle
+from pettingzoo.test import api_test, render_test, seed_test
+from pettingzoo.utils import wrappers
+
+import uno_env
+from tests.helpers import position
+from uno_env.core import EDITIONS, Game, IllegalActionError, Rules, RulesError
+from uno_env.env import DEFAULT_MAX_TURNS, raw_env
+from uno_env.observation import NUM_ACTIONS, observation_size, observe, split_observation
+
+TABLES = (2, 3, 4, 10)
+MATRIX = [(ed, n, ep) for ed in EDITIONS for n in TABLES for ep in ("game", "round")]
+MATRIX_IDS = [f"{ed}-{n}-{ep}" for ed, n, ep in MATRIX]
+
+# PettingZoo's api_test names the classic envs whose Dict observations it expects; any other
+# env with the standard {"observation", "action_mask"} dict gets these two notes.
+EXPECTED_NOTES = ("Observation is not a NumPy array", "Observation space for each agent probably should be")
+
+
+def quietly(check: Callable[[], Any]) -> None:
+    """Run a PettingZoo check, failing on any warning but the two expected notes."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        check()
+    unexpected = [str(w.message) for w in caught if not str(w.message).startswith(EXPECTED_NOTES)]
+    assert not unexpected, unexpected
+
+
+def kwargs_for(edition: str, n: int, episode: str) -> dict[str, Any]:
+    # Small targets keep games short; round episodes are truncated early so api_test sees ends.
+    extra = {"max_turns": 150} if episode == "round" else {}
+    return {"edition": edition, "num_players": n, "episode": episode, "target_score": 30, **extra}
+
+
+def random_action(env: Any, agent: str, rng: random.Random) -> int | None:
+    obs, _, term, trunc, _ = env.last()
+    if term or trunc:
+        return None
+    return rng.choice(np.flatnonzero(obs["action_mask"]).tolist())
+
+
+def run_episode(env: Any, seed: int, rng_seed: int = 0, options: dict | None = None) -> dict[str, Any]:
+    """Play random legal actions to the end; return each agent's final last() and summed rewards."""
+    rng = random.Random(rng_seed)
+    env.reset(seed=seed, options=options)
+    final: dict[str, float] = {}
+    total = dict.fromkeys(env.agents, 0.0)
+    for agent in env.agent_iter():
+        obs, reward, term, trunc, _ = env.last()
+        total[agent] += reward
+        if term or trunc:
+            final[agent] = reward
+            assert not obs["action_mask"].any()
+            env.step(None)
+        else:
+            env.step(rng.choice(np.flatnonzero(obs["action_mask"]).tolist()))
+    return {"final": final, "total": total, "game": env.unwrapped.game}
+
+
+# ---------------------------------------------------------------- PettingZoo's own tests
+@pytest.mark.parametrize(("edition", "n", "episode"), MATRIX, ids=MATRIX_IDS)
+def test_pettingzoo_api_seed_render_and_pickle(edition: str, n: int, episode: str) -> None:
+    kwargs = kwargs_for(edition, n, episode)
+    quietly(lambda: api_test(uno_env.env(**kwargs), num_cycles=40))
+    quietly(lambda: seed_test(lambda: uno_env.env(**kwargs), num_cycles=20))
+    quietly(lambda: render_test(lambda render_mode=None: uno_env.env(render_mode=render_mode, **kwargs)))
+    # Pickle round trip mid-episode: the copy goes on exactly like the original.
+    env = uno_env.env(**kwargs)
+    rng = random.Random(n)
+    env.reset(seed=n)
+    for _ in range(15):
+        env.step(random_action(env, env.agent_selection, rng))
+    twin = pickle.loads(pickle.dumps(env))
+    for _ in range(40):
+        agent = env.agent_selection
+        assert twin.agent_selection == agent
+        a, b = env.last(), twin.last()
+        assert np.array_equal(a[0]["observation"], b[0]["observation"]) and a[1:] == b[1:]
+        if not env.agents:
+            break
+        action = random_action(env, agent, rng)
+        env.step(action)
+        twin.step(action)
+
+
+def test_api_test_sees_terminated_episodes() -> None:
+    env = uno_env.env(edition="monster_high", num_players=2, episode="round")
+    bare = env.unwrapped
+    ends: list[int] = []
+    original = bare._end_of_round
+    bare._end_of_round = lambda: (ends.append(1), original())  # type: ignore[method-assign]
+    quietly(lambda: api_test(env, num_cycles=1500))
+    assert ends
+
+
+def test_pickle_before_reset_and_ezpickle() -> None:
+    env = raw_env(edition="angry_birds", num_players=3, episode="round", max_players=6)
+    assert isinstance(env, EzPickle)
+    twin = pickle.loads(pickle.dumps(env))
+    assert (twin.rules, twin.max_players, twin.episode) == (env.rules, 6, "round")
+    env.reset(seed=4)
+    twin.reset(seed=4)
+    assert np.array_equal(env.observe("player_1")["observation"], twin.observe("player_1")["observation"])
+
+
+# ---------------------------------------------------------------- construction, registry, spaces
+def test_metadata_agents_and_wrappers() -> None:
+    env = uno_env.env(num_players=5)
+    assert isinstance(env, wrappers.OrderEnforcingWrapper)
+    assert isinstance(env.env, wrappers.AssertOutOfBoundsWrapper)
+    assert isinstance(env.env.env, wrappers.TerminateIllegalWrapper)
+    assert isinstance(env.unwrapped, raw_env)
+    assert env.metadata["name"] == "uno_v0" and env.metadata["is_parallelizable"] is False
+    assert set(env.metadata["render_modes"]) == {"human", "ansi"}
+    assert env.possible_agents == [f"player_{i}" for i in range(5)]
+    with pytest.raises(AttributeError, match="before reset"):
+        env.agent_selection  # noqa: B018
+    env.reset(seed=0)
+    seat = env.unwrapped.game.current_player
+    assert env.agent_selection == f"player_{seat}"
+
+
+def test_registered_for_pettingzoo_make() -> None:
+    env = pettingzoo.make("aec", "uno_env/uno-v0", edition="masters_of_the_universe", num_players=3)
+    assert isinstance(env.unwrapped, raw_env) and env.unwrapped.rules.edition == "masters_of_the_universe"
+    assert pettingzoo.make("aec", "uno_env/uno_v0").unwrapped.rules.num_players == 4
+
+
+@pytest.mark.parametrize("first", ["uno_env", "pettingzoo"])
+def test_registration_works_in_either_import_order(first: str) -> None:
+    second = "pettingzoo" if first == "uno_env" else "uno_env"
+    code = (
+        f"import sys\nimport {first}\n"
+        "assert 'pettingzoo' in sys.modules or 'uno_env' in sys.modules\n"
+        f"import {second}\nimport pettingzoo\n"
+        "env = pettingzoo.make('aec', 'uno_env/uno-v0', num_players=2)\n"
+        "env.reset(seed=1)\nprint(env.num_agents)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "2"
+
+
+def test_importing_uno_env_does_not_import_pettingzoo() -> None:
+    code = "import sys, uno_env, uno_env.core\nprint('pettingzoo' in sys.modules, 'gymnasium' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["False", "False"]
+
+
+def test_env_module_is_callable_and_exposes_raw_env() -> None:
+    import uno_env.env as module
+
+    assert callable(uno_env.env) and uno_env.raw_env is module.raw_env
+    assert isinstance(module(num_players=2), wrappers.OrderEnforcingWrapper)
+
+
+def test_one_action_and_observation_layout_for_every_edition_and_table() -> None:
+    obs_spaces, act_spaces = set(), []
+    for edition in EDITIONS:
+        for n in TABLES:
+            env = raw_env(edition=edition, num_players=n)
+            space = env.observation_space("player_0")
+            obs_spaces.add((space["observation"].shape, space["action_mask"].shape, space["action_mask"].dtype))
+            act_spaces.append(env.action_space("player_0"))
+    assert obs_spaces == {((observation_size(10),), (NUM_ACTIONS,), np.dtype(np.int8))}
+    assert all(space == spaces.Discrete(NUM_ACTIONS) for space in act_spaces)
+    small = raw_env(num_players=3, max_players=3)
+    assert small.observation_space("player_0")["observation"].shape == (observation_size(3),)
+
+
+def test_documented_action_table_matches_the_layout() -> None:
+    import re
+
+    import uno_env.env as module
+    from uno_env.core import action_texts
+
+    rows = re.findall(r"^(\d+)(?:-(\d+))?\s+``([^`]+)``", module.__doc__ or "", re.MULTILINE)
+    covered = []
+    for edition in EDITIONS.values():
+        texts = action_texts(edition)
+        assert len(texts) == NUM_ACTIONS == 80
+        for first, last, pattern in rows:
+            words = {w.split()[0] for w in pattern.split("|")} | {pattern.split()[0]}
+            for i in range(int(first), int(last or first) + 1):
+                if i == 54 and edition.special_code is None:
+                    continue  # classic has no special wild; its id is never legal
+                assert texts[i].split()[0] in words, (i, texts[i], pattern)
+                covered.append(i)
+    assert set(covered) == set(range(NUM_ACTIONS))
+
+
+def test_bad_arguments_raise() -> None:
+    with pytest.raises(RulesError):
+        raw_env(edition="uno_flip")
+    with pytest.raises(RulesError):
+        raw_env(num_players=11)
+    for bad in ({"episode": "match"}, {"reward": "points"}, {"max_players": 3}, {"max_turns": 0},
+                {"render_mode": "rgb_array"}):
+        with pytest.raises(ValueError):
+            raw_env(**bad)
+    assert raw_env().max_turns == DEFAULT_MAX_TURNS["game"] == 100_000
+    assert raw_env(episode="round").max_turns == DEFAULT_MAX_TURNS["round"] == 10_000
+
+
+# ---------------------------------------------------------------- observations and masks
+def test_mask_only_for_the_deciding_agent_and_observation_is_the_encoder() -> None:
+    env = raw_env(edition="monster_high", num_players=4, episode="round")
+    env.reset(seed=2)
+    rng = random.Random(2)
+    for _ in range(300):
+        if not env.agents or env.terminations[env.agent_selection] or env.truncations[env.agent_selection]:
+            break
+        game = env.game
+        for agent in env.agents:
+            seat = int(agent.split("_")[1])
+            obs = env.observe(agent)
+            assert np.array_equal(obs["observation"], observe(game, seat))
+            if agent == env.agent_selection:
+                assert seat == game.current_player
+                assert np.flatnonzero(obs["action_mask"]).tolist() == [int(a) for a in game.legal_actions()]
+            else:
+                assert not obs["action_mask"].any()
+        env.step(rng.choice(np.flatnonzero(env.observe(env.agent_selection)["action_mask"]).tolist()))
+
+
+def test_observation_is_exactly_the_information_set() -> None:
+    """Determinizing the env's game for a seat never changes that agent's observation or info."""
+    env = raw_env(edition="angry_birds", num_players=3, episode="round")
+    env.reset(seed=5)
+    rng = random.Random(5)
+    for step in range(120):
+        if env.terminations[env.agent_selection] or env.truncations[env.agent_selection]:
+            break
+        if step % 10 == 0:
+            for seat in range(3):
+                agent = f"player_{seat}"
+                twin = pickle.loads(pickle.dumps(env))
+                twin.game = env.game.determinize(seat, rng)
+                assert np.array_equal(twin.observe(agent)["observation"], env.observe(agent)["observation"])
+                assert twin.infos[agent]["hand"] == env.infos[agent]["hand"]
+                assert twin.infos[agent]["opponents"] == env.infos[agent]["opponents"]
+        env.step(rng.choice(np.flatnonzero(env.observe(env.agent_selection)["action_mask"]).tolist()))
+
+
+# ---------------------------------------------------------------- infos
+def test_infos_are_the_seat_views_built_on_read_only() -> None:
+    env = uno_env.env(edition="classic", num_players=4)
+    env.reset(seed=1)
+    bare = env.unwrapped
+    built: list[str] = []
+    original = bare._info
+    bare._info = lambda agent: (built.append(agent), original(agent))[1]  # type: ignore[method-assign]
+    rng = random.Random(1)
+    for _ in range(50):
+        obs, *_ = env.last()
+        env.step(rng.choice(np.flatnonzero(obs["action_mask"]).tolist()))
+    # last() reads only the deciding agent's info; nobody else's view was built.
+    assert set(built) <= {f"player_{s}" for s in range(4)} and len(built) == 50
+    built.clear()
+    for _ in range(50):
+        agent = env.agent_selection
+        env.step(rng.choice(np.flatnonzero(env.observe(agent)["action_mask"]).tolist()))
+    assert built == []
+    views = {agent: env.infos[agent] for agent in env.agents}
+    assert len(built) == 4
+    assert env.infos["player_2"] is views["player_2"] and len(built) == 4  # cached until the game moves
+    for agent, view in views.items():
+        assert view == bare.game.view(int(agent[-1]))
+    snapshot = copy.deepcopy(views)
+    agent = env.agent_selection
+    env.step(rng.choice(np.flatnonzero(env.observe(agent)["action_mask"]).tolist()))
+    assert views == snapshot  # a view handed out is not changed by later steps
+    fresh = dict(env.infos)
+    assert fresh == {a: bare.game.view(int(a[-1])) for a in env.agents}
+    assert env.infos.copy() == fresh and dict(env.infos.items()) == fresh and list(env.infos.values()) == list(
+        fresh.values())
+    assert env.infos == fresh and {**env.infos} == fresh and env.infos.get("player_9") is None
+
+
+def test_infos_follow_the_acting_agent_through_last() -> None:
+    env = uno_env.env(edition="masters_of_the_universe", num_players=3)
+    env.reset(seed=3)
+    rng = random.Random(3)
+    for _ in range(60):
+        obs, _, _, _, info = env.last()
+        seat = int(env.agent_selection[-1])
+        assert info == env.unwrapped.game.view(seat) and info["my_turn"]
+        assert info["legal_action_ids"] == np.flatnonzero(obs["action_mask"]).tolist()
+        env.step(rng.choice(info["legal_action_ids"]))
+
+
+# ---------------------------------------------------------------- rewards
+@pytest.mark.parametrize("n", [2, 3, 5])
+def test_win_reward_game_episode_winner_plus_one_others_split_minus_one(n: int) -> None:
+    env = uno_env.env(edition="monster_high", num_players=n, target_score=1)
+    result = run_episode(env, seed=n)
+    game = result["game"]
+    assert game.is_game_over and len(game.winners) == 1
+    winner = f"player_{game.winners[0]}"
+    assert result["final"] == {a: (1.0 if a == winner else -1.0 / (n - 1)) for a in env.possible_agents}
+    assert result["total"] == result["final"]
+    assert sum(result["final"].values()) == pytest.approx(0.0)
+    loser = next(a for a in env.possible_agents if a != winner)
+    assert result["final"][loser] < 0  # a losing seat sees its loss through last()
+
+
+def test_win_reward_shared_by_a_team() -> None:
+    env = uno_env.env(edition="classic", num_players=4, teams=True, target_score=1)
+    result = run_episode(env, seed=1)
+    game = result["game"]
+    assert sorted(game.winners) in ([0, 2], [1, 3])
+    expected = {f"player_{s}": (0.5 if s in game.winners else -0.5) for s in range(4)}
+    assert result["final"] == expected
+
+
+def test_shared_win_formula_k_winners() -> None:
+    from uno_env.env import _share
+
+    game = Game(Rules(num_players=5), seed=1)
+    assert _share([1, 3], game, 5) == [-1 / 3, 0.5, -1 / 3, 0.5, -1 / 3]
+    assert sum(_share([0, 1, 2, 3], game, 5)) == pytest.approx(0)
+    assert _share(list(range(5)), game, 5) == [0.0] * 5
+
+
+def test_win_reward_round_episode() -> None:
+    env = uno_env.env(edition="angry_birds", num_players=3, episode="round")
+    result = run_episode(env, seed=7)
+    game = result["game"]
+    assert game.round_number == 1 and game.is_round_over
+    winner = f"player_{game.round_winner}"
+    assert result["final"] == {a: (1.0 if a == winner else -0.5) for a in env.possible_agents}
+
+
+def test_score_reward_standard_is_round_points_zero_sum() -> None:
+    env = uno_env.env(edition="classic", num_players=3, episode="round", reward="score")
+    result = run_episode(env, seed=2)
+    game = result["game"]
+    hands = [game.hand_value(s) for s in range(3)]
+    expected = {f"player_{s}": float(-hands[s]) for s in range(3)}
+    expected[f"player_{game.round_winner}"] = float(game.round_points[game.round_winner])
+    assert game.round_points[game.round_winner] == sum(hands)
+    assert result["final"] == expected and sum(expected.values()) == 0
+
+
+def test_score_reward_lowest_is_mean_minus_own_hand() -> None:
+    env = uno_env.env(edition="monster_high", num_players=4, episode="round", reward="score", scoring="lowest")
+    result = run_episode(env, seed=3)
+    game = result["game"]
+    hands = [game.hand_value(s) for s in range(4)]
+    mean = sum(hands) / 4
+    assert result["final"] == {f"player_{s}": pytest.approx(mean - hands[s]) for s in range(4)}
+    assert sum(result["final"].values()) == pytest.approx(0)
+
+
+def test_score_reward_teams_split_the_winning_points() -> None:
+    env = uno_env.env(edition="classic", num_players=4, teams=True, episode="round", reward="score")
+    result = run_episode(env, seed=4)
+    game = result["game"]
+    w = game.round_winner
+    hands = [game.hand_value(s) for s in range(4)]
+    gain = sum(hands[s] for s in range(4) if s % 2 != w % 2) / 2
+    assert result["final"] == {f"player_{s}": (gain if s % 2 == w % 2 else -float(hands[s])) for s in range(4)}
+
+
+def test_score_reward_paid_at_every_round_end_of_a_game_episode() -> None:
+    env = raw_env(edition="monster_high", num_players=3, reward="score")
+    env.reset(seed=6)
+    rng = random.Random(6)
+    paid = []
+    while env.game.round_number < 3:
+        round_before = env.game.round_number
+        agent = env.agent_selection
+        env.step(rng.choice(np.flatnonzero(env.observe(agent)["action_mask"]).tolist()))
+        if env.game.round_number != round_before:
+            assert not any(env.terminations.values())
+            assert sum(env.rewards.values()) == pytest.approx(0) and any(env.rewards.values())
+            paid.append(dict(env.rewards))
+        elif paid:
+            assert not any(env.rewards.values())  # rewards of a step are cleared on the next
+    assert len(paid) == 2
+
+
+def test_score_reward_elimination_counts_only_seats_still_in() -> None:
+    env = raw_env(edition="classic", num_players=3, reward="score", elimination=True, target_score=80)
+    env.reset(seed=8)
+    rng = random.Random(8)
+    checked = 0
+    while env.agents and not env.terminations[env.agent_selection] and not env.truncations[env.agent_selection]:
+        out_before = list(env.game.eliminated)
+        env.step(rng.choice(np.flatnonzero(env.observe(env.agent_selection)["action_mask"]).tolist()))
+        if any(env.rewards.values()):
+            assert sum(env.rewards.values()) == pytest.approx(0)
+            for seat, was_out in enumerate(out_before):
+                if was_out:
+                    assert env.rewards[f"player_{seat}"] == 0
+            checked += 1
+    assert checked >= 2 and env.game.is_game_over
+
+
+def test_truncation_gives_zero_and_sets_truncations() -> None:
+    env = uno_env.env(num_players=3, max_turns=7)
+    env.reset(seed=0)
+    rng = random.Random(0)
+    for _ in range(7):
+        obs, *_ = env.last()
+        env.step(rng.choice(np.flatnonzero(obs["action_mask"]).tolist()))
+    assert all(env.truncations.values()) and not any(env.terminations.values())
+    seen = {}
+    while env.agents:
+        agent = env.agent_selection
+        obs, reward, term, trunc, _ = env.last()
+        assert trunc and not term and not obs["action_mask"].any()
+        seen[agent] = reward
+        env.step(None)
+    assert seen == dict.fromkeys(env.possible_agents, 0.0)
+
+
+def test_raw_env_illegal_action_raises_and_changes_nothing() -> None:
+    env = raw_env(num_players=2)
+    env.reset(seed=3)
+    agent = env.agent_selection
+    mask = env.observe(agent)["action_mask"]
+    illegal = int(np.flatnonzero(mask == 0)[0])
+    before = env.observe(agent)["observation"]
+    with pytest.raises(IllegalActionError):
+        env.step(illegal)
+    with pytest.raises(IllegalActionError):
+        env.step(None)
+    assert env.agent_selection == agent and np.array_equal(env.observe(agent)["observation"], before)
+
+
+def test_wrapped_env_illegal_action_ends_episode_with_penalty() -> None:
+    env = uno_env.env(num_players=3)
+    env.reset(seed=3)
+    agent = env.agent_selection
+    illegal = int(np.flatnonzero(env.observe(agent)["action_mask"] == 0)[0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        env.step(illegal)
+    finals = {}
+    while env.agents:
+        finals[env.agent_selection] = env.last()[1]
+        env.step(None)
+    assert finals == {a: (-1.0 if a == agent else 0.0) for a in env.possible_agents}
+
+
+def test_wrapped_env_still_asserts_actions_out_of_bounds() -> None:
+    env = uno_env.env(num_players=3)
+    env.reset(seed=0)
+    for bad in (NUM_ACTIONS, -1, 2.5, "draw", np.int64(NUM_ACTIONS)):
+        with pytest.raises(AssertionError):
+            env.step(bad)
+    legal = np.flatnonzero(env.observe(env.agent_selection)["action_mask"])
+    env.step(np.int64(legal[0]))  # numpy integers are actions too
+    assert env.unwrapped.turns == 1
+
+
+def test_rewards_are_python_floats_and_flags_bools() -> None:
+    env = uno_env.env(edition="monster_high", num_players=2, target_score=1)
+    env.reset(seed=1)
+    rng = random.Random(1)
+    for _agent in env.agent_iter():
+        obs, reward, term, trunc, _ = env.last()
+        assert type(reward) is float and type(term) is bool and type(trunc) is bool
+        env.step(None if term or trunc else rng.choice(np.flatnonzero(obs["action_mask"]).tolist()))
+
+
+def test_reset_from_a_given_game() -> None:
+    game = position("classic", num_players=4, hands={0: ["R1"]}, discard=["R7"], current=0)
+    env = uno_env.env(num_players=4, episode="round")
+    env.reset(options={"game": game})
+    assert env.agent_selection == "player_0"
+    env.step(game.parse_action("play R1"))  # player_0 goes out
+    assert all(env.terminations.values())
+    assert env.last()[1] == 1.0 and game.hand_sizes[0] == 1  # the env played on a copy
+    with pytest.raises(ValueError):
+        env.reset(options={"game": Game(Rules(num_players=3), seed=1)})
+
+
+# ---------------------------------------------------------------- rendering
+def test_ansi_render_is_the_deciding_seats_view_without_hidden_cards() -> None:
+    env = uno_env.env(edition="classic", num_players=3, render_mode="ansi")
+    env.reset(seed=9)
+    text = env.render()
+    game = env.unwrapped.game
+    seat = game.current_player
+    assert "UNO - 3 players - round 1" in text and f"Your hand (seat {seat})" in text
+    from uno_env.render import render_table
+
+    log_end = len(game.log)
+    rng = random.Random(1)
+    for other in range(3):
+        if other != seat:
+            twin = game.determinize(seat, rng)
+            assert twin.hands[other] != game.hands[other]
+            assert render_table(twin, seat, log_end) == render_table(game, seat, log_end)
+
+
+def test_human_render_prints(capsys: pytest.CaptureFixture[str]) -> None:
+    env = uno_env.env(edition="monster_high", num_players=2, render_mode="human")
+    env.reset(seed=1)
+    assert env.render() is None
+    assert "UNO Monster High" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("edition", "hands", "actions", "flavour"),
+    [
+        ("monster_high", {0: ["WU", "B1", "B2", "G3"]}, ["play WU", "give blue", "color green"], '"Urrrhhh!"'),
+        ("masters_of_the_universe", {0: ["WG", "B1", "B2"]}, ["play WG", "color red"], "By the power of Greyskull!"),
+        ("angry_birds", {0: ["WK", "B1", "B2"]}, ["play WK", "color red"], "King Pig deals"),
+    ],
+)
+def test_render_has_edition_flavour(edition: str, hands: dict, actions: list[str], flavour: str) -> None:
+    game = position(edition, num_players=3, hands=hands, discard=["Y5" if edition != "masters_of_the_universe" else "P5"])
+    env = uno_env.env(edition=edition, num_players=3, render_mode="ansi")
+    env.reset(options={"game": game})
+    for action in actions:
+        env.step(game.parse_action(action))
+    assert flavour in env.render()
+
+
+def test_render_without_mode_warns_and_returns_none() -> None:
+    env = raw_env()
+    env.reset(seed=1)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert env.render() is None
+    assert caught
+
+
+def test_observation_documented_example_in_the_env() -> None:
+    env = raw_env(edition="angry_birds", num_players=4)
+    env.reset(seed=2)
+    parts = split_observation(env.observe(env.agent_selection)["observation"])
+    assert parts["to_act"][0] == 1 and parts["present"].sum() == 4 and parts["hand"].sum() == 7
+
+
+def test_docstring_examples_run() -> None:
+    import doctest
+
+    import uno_env.env as env_module
+    import uno_env.single_agent as single_agent_module
+
+    for module in (env_module, single_agent_module):
+        result = doctest.testmod(module)
+        assert result.attempted >= 3 and result.failed == 0

@@ -1,0 +1,586 @@
+"""UNO as a PettingZoo AEC environment (``uno_v0``), for every edition and table size.
+
+>>> import uno_env
+>>> env = uno_env.env(edition="monster_high", num_players=4, target_score=200)
+>>> env.reset(seed=7)
+>>> for agent in env.agent_iter():
+...     observation, reward, termination, truncation, info = env.last()
+...     if termination or truncation:
+...         action = None
+...     else:
+...         action = env.action_space(agent).sample(observation["action_mask"])
+...     env.step(action)
+
+``uno_env.env(**kwargs)`` stacks PettingZoo's standard wrappers like its classic games
+(``TerminateIllegalWrapper``, ``AssertOutOfBoundsWrapper``, ``OrderEnforcingWrapper``);
+``uno_env.raw_env(**kwargs)`` is the bare environment. ``pettingzoo.make("aec",
+"uno_env/uno-v0", **kwargs)`` builds the wrapped one (registered when ``uno_env`` is imported;
+see ``uno_env/__init__.py``).
+
+Arguments
+---------
+* the ``Rules`` options (``uno_env.core.rules``): ``edition`` (``classic``, ``monster_high``,
+  ``angry_birds``, ``masters_of_the_universe``), ``num_players`` (2-10), ``target_score``
+  (500), ``uno_call``, ``allow_bluff``, ``scoring``, ``first_dealer`` and the variants
+  (``teams``, ``elimination``, ``stacking``, ``seven_zero``, ``draw_until_playable``);
+  invalid options raise ``RulesError``;
+* ``episode``: ``"game"`` (default: rounds are dealt one after another until the game is won)
+  or ``"round"`` (the episode is one round);
+* ``reward``: ``"win"`` (default) or ``"score"`` (see Rewards);
+* ``max_players``: the observation is sized for tables of up to this many seats (default
+  10; at least ``num_players``), so one network fits every table size;
+* ``max_turns``: decisions per episode before it is truncated. Default ``DEFAULT_MAX_TURNS``:
+  10,000 for ``"round"`` and 100,000 for ``"game"``. Uniformly random play (what an untrained
+  policy does) draws half the time; measured over 12 seeds per setting, a random round's
+  median length was 450-7,400 decisions and its longest 1,600-44,000 in most settings, but
+  Masters of the Universe at 4 players (Greyskull feeds 3 cards to every other seat) had a
+  median near 300,000 and rounds past 1,200,000, so such episodes are cut off;
+* ``render_mode``: ``None``, ``"ansi"`` (``render()`` returns the table as text from the
+  deciding seat's view, no hidden cards) or ``"human"`` (prints it).
+
+Agents
+------
+``player_0 ... player_{n-1}``; ``player_i`` sits in seat ``i``. Only the agent that decides
+now acts (``agent_selection``); decisions include answering a Wild Draw Four, calling UNO
+and catching, so the turn order is not a plain cycle.
+
+Action space
+------------
+``Discrete(NUM_ACTIONS)`` with the fixed layout of ``uno_env.core.actions`` (the same ids
+for every edition and table size; the special wild ``WU``/``WK``/``WG`` has one id, 54).
+``uno_env.core.action_texts(EDITIONS[name])`` gives the id <-> text table in that edition's
+card letters and color names:
+
+======  ======================  =================================================
+id      text                    meaning
+======  ======================  =================================================
+0-51    ``play <code>``         play a colored card, id ``color * 13 + rank``
+52-54   ``play W|W4|WU|WK|WG``  play a Wild, a Wild Draw Four, the special wild
+55      ``draw``                draw one card instead of playing
+56      ``keep``                keep the playable card just drawn
+57-60   ``color <name>``        name the active color after a wild
+61-64   ``give <name>``         Urrrhhh: give away every card of that color
+65-66   ``challenge|accept``    answer a Wild Draw Four
+67-68   ``uno|no-uno``          call UNO or not
+69-70   ``catch|no-catch``      catch a missed UNO call or not
+71-79   ``swap +k``             seven-zero: swap hands with the seat k places
+                                clockwise
+======  ======================  =================================================
+
+Observation space
+-----------------
+``Dict({"observation": Box(float32, (observation_size(max_players),)), "action_mask":
+Box(0, 1, (NUM_ACTIONS,), int8)})``. The vector's named slices are documented in
+``uno_env.observation`` (own hand, top card, active color, phase, direction, drawn card,
+discard counts, draw pile size, pending penalty and ``W4`` color, edition, rule flags, and
+per seat relative to the observer: presence, who acts, who played the pending card, dealer,
+hand size, score, UNO called, teammate, eliminated, and the cards of theirs it has seen).
+It holds exactly what that seat may know. The mask is 1 for each legal action of the agent
+that decides now and all zeros for every other agent (and for everyone once the episode has
+ended).
+
+Infos
+-----
+``infos[agent]`` is ``game.view(seat)``: the same information as a structured dict (keys in
+``uno_env.core.view``), for rule-based agents, humans and feature design. It is built when
+it is read (and rebuilt once the game has moved on), so an agent nobody asks about costs
+nothing; a dict already handed out is a snapshot that later steps do not change.
+
+Rewards
+-------
+Zero-sum; every agent receives its own rewards through ``last()``, the final ones after the
+end included (each terminated agent is stepped with ``None`` once, as PettingZoo requires).
+
+* ``reward="win"``, ``episode="game"``: 0 until the game ends; then each of the ``k``
+  winners gets ``+1/k`` and every other seat ``-1/(n-k)`` (one winner: ``+1`` and
+  ``-1/(n-1)``; teams: both partners share the win).
+* ``reward="win"``, ``episode="round"``: at the round's end the seat that went out gets
+  ``+1`` and every other seat ``-1/(n-1)`` (teams: the winner's team shares ``+1``).
+* ``reward="score"``: at each round's end, points. Standard scoring: the seat that went out
+  gets the points it scores (the value of the cards left in the others' hands) and each other
+  seat minus the value of its own hand. Teams: the winning team's points split evenly among
+  its members, each opponent minus its own hand. Lowest scoring and elimination (each seat
+  adds its own hand): ``mean(hand values) - own hand value``, the zero-sum version of "a
+  low total is good".
+* Truncation (``max_turns``) gives 0 to everyone and sets ``truncations``.
+* Under ``env()`` an illegal action ends the episode: the offender gets -1 and the others 0
+  (PettingZoo's ``TerminateIllegalWrapper``). ``raw_env`` raises ``IllegalActionError``
+  instead and changes nothing.
+
+``reset(seed=..., options={"game": game})`` starts from a copy of a given ``Game`` (same
+rules) instead of a new deal, for tests and evaluation positions.
+
+Version history
+---------------
+* ``uno_v0``: first version (observation layout ``OBSERVATION_VERSION`` 1).
+"""
+
+from __future__ import annotations
+
+import random
+import sys
+import types
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from gymnasium.utils import EzPickle
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from .core import actions as A
+from .core.errors import IllegalActionError
+from .core.game import Game
+from .core.rules import Rules
+from .observation import (
+    DEFAULT_MAX_PLAYERS,
+    NUM_ACTIONS,
+    action_mask,
+    observation_bounds,
+    observe,
+)
+from .render import render_table
+
+__all__ = ["DEFAULT_MAX_TURNS", "EPISODE_MODES", "REWARD_MODES", "env", "raw_env"]
+
+EPISODE_MODES = ("game", "round")
+REWARD_MODES = ("win", "score")
+DEFAULT_MAX_TURNS = {"round": 10_000, "game": 100_000}
+ILLEGAL_REWARD = -1
+
+
+def env(**kwargs: Any) -> AECEnv:
+    """The UNO AEC env wrapped like PettingZoo's classic games (see the module docstring)."""
+    aec: AECEnv = raw_env(**kwargs)
+    aec = _TerminateIllegal(aec, illegal_reward=ILLEGAL_REWARD)
+    aec = _AssertOutOfBounds(aec)
+    aec = _OrderEnforcing(aec)
+    return aec
+
+
+# PettingZoo's wrappers find the bare env's bookkeeping (``agent_selection``, ``terminations``,
+# ...) through one ``__getattr__`` call per wrapper layer, several times per step; with three
+# layers that cost more than the game itself. The subclasses below read those attributes
+# straight from the bare env instead. None of the three wrappers defines or shadows them, so
+# behaviour is the stock wrappers' (OrderEnforcing still refuses them before reset()).
+_FORWARDED = ("agents", "agent_selection", "rewards", "terminations", "truncations", "infos",
+              "_cumulative_rewards")
+_GUARDED = frozenset({"agents", "agent_selection", "rewards", "terminations", "truncations", "infos"})
+
+
+def _forward(name: str, guarded: bool) -> property:
+    def get(self: Any) -> Any:
+        if guarded and name in _GUARDED and not self._has_reset:
+            raise AttributeError(f"{name} cannot be accessed before reset")
+        return getattr(self._bare, name)
+
+    def set_(self: Any, value: Any) -> None:
+        setattr(self._bare, name, value)
+
+    return property(get, set_, doc=f"The bare env's ``{name}``.")
+
+
+class _Forwarding:
+    """Mixin for the wrapper subclasses: ``_bare`` is the innermost env."""
+
+    _bare: raw_env
+
+    def _set_bare(self, inner: AECEnv) -> None:
+        self._bare = inner.unwrapped  # type: ignore[assignment]
+
+
+for _name in _FORWARDED:
+    setattr(_Forwarding, _name, _forward(_name, guarded=False))
+
+
+class _AssertOutOfBounds(_Forwarding, wrappers.AssertOutOfBoundsWrapper):
+    """PettingZoo's ``AssertOutOfBoundsWrapper`` with direct reads (see ``_FORWARDED``)."""
+
+    def __init__(self, inner: AECEnv) -> None:
+        super().__init__(inner)
+        self._set_bare(inner)
+
+    def step(self, action: Any) -> None:
+        # What Discrete(NUM_ACTIONS).contains decides for an int, without its numpy round trip;
+        # anything else goes through the stock check.
+        if (type(action) is int or isinstance(action, np.integer)) and 0 <= action < NUM_ACTIONS:
+            self.env.step(action)
+        else:
+            super().step(action)
+
+    def __str__(self) -> str:
+        return f"AssertOutOfBoundsWrapper<{self.env}>"
+
+
+class _OrderEnforcing(_Forwarding, wrappers.OrderEnforcingWrapper):
+    """PettingZoo's ``OrderEnforcingWrapper`` with direct reads (see ``_FORWARDED``)."""
+
+    def __init__(self, inner: AECEnv) -> None:
+        super().__init__(inner)
+        self._set_bare(inner)
+
+    def __str__(self) -> str:
+        return str(self.env)
+
+
+for _name in _FORWARDED:
+    setattr(_OrderEnforcing, _name, _forward(_name, guarded=True))
+
+
+class _TerminateIllegal(_Forwarding, wrappers.TerminateIllegalWrapper):
+    """PettingZoo's ``TerminateIllegalWrapper`` with direct reads, minus one more cost.
+
+    On every ``observe()`` of the deciding agent the stock wrapper also reads
+    ``infos[agent]``, only to fall back on ``info["action_mask"]`` when the observation carries
+    no mask. Ours always does, so reading the info would just build a view per step for
+    nothing; behaviour is otherwise the stock wrapper's.
+    """
+
+    def __init__(self, inner: AECEnv, illegal_reward: float) -> None:
+        super().__init__(inner, illegal_reward)
+        self._set_bare(inner)
+
+    def observe(self, agent: str) -> Any:
+        obs = self.env.observe(agent)
+        if agent == self.agent_selection:
+            self._prev_obs = obs
+            self._prev_info = None
+        return obs
+
+
+class _SeatInfos(dict):  # type: ignore[type-arg]
+    """``infos``: agent -> ``game.view(seat)``, built on read and rebuilt after each step.
+
+    A real dict (PettingZoo checks ``isinstance(infos, dict)``), whose every read path goes
+    through ``__getitem__`` so a stale or unbuilt view is never seen.
+    """
+
+    def __init__(self, owner: raw_env, agents: list[str]) -> None:
+        super().__init__(dict.fromkeys(agents))
+        self._owner = owner
+        self._built: dict[str, int] = {}
+
+    def __getitem__(self, agent: str) -> dict[str, Any]:
+        value = dict.__getitem__(self, agent)
+        version = self._owner._version
+        if value is None or self._built.get(agent) != version:
+            value = self._owner._info(agent)
+            dict.__setitem__(self, agent, value)
+            self._built[agent] = version
+        return value  # type: ignore[no-any-return]
+
+    def __setitem__(self, agent: str, value: Any) -> None:
+        dict.__setitem__(self, agent, value)
+        self._built[agent] = self._owner._version
+
+    def __delitem__(self, agent: str) -> None:
+        dict.__delitem__(self, agent)
+        self._built.pop(agent, None)
+
+    def __iter__(self) -> Any:  # a Python-level __iter__ also keeps dict(...) and {**...} on __getitem__
+        return iter(list(dict.keys(self)))
+
+    def get(self, agent: str, default: Any = None) -> Any:
+        return self[agent] if agent in self else default
+
+    def values(self) -> Any:
+        return [self[a] for a in list(dict.keys(self))]
+
+    def items(self) -> Any:
+        return [(a, self[a]) for a in list(dict.keys(self))]
+
+    def copy(self) -> dict[str, Any]:
+        return dict(self.items())
+
+    def __eq__(self, other: object) -> bool:
+        return dict(self.items()) == other
+
+    def __ne__(self, other: object) -> bool:
+        return not self == other
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return repr(dict(self.items()))
+
+    def __reduce__(self) -> Any:
+        return (dict, (dict(self.items()),))
+
+
+class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's naming)
+    """The bare UNO AEC environment; ``env()`` wraps it. Arguments: see the module docstring."""
+
+    metadata = {
+        "render_modes": ["human", "ansi"],
+        "name": "uno_v0",
+        "is_parallelizable": False,
+        "render_fps": 1,
+    }
+
+    def __init__(
+        self,
+        render_mode: str | None = None,
+        episode: str = "game",
+        reward: str = "win",
+        max_players: int = DEFAULT_MAX_PLAYERS,
+        max_turns: int | None = None,
+        **rule_options: Any,
+    ) -> None:
+        EzPickle.__init__(
+            self, render_mode=render_mode, episode=episode, reward=reward, max_players=max_players,
+            max_turns=max_turns, **rule_options,
+        )
+        super().__init__()
+        self.rules = Rules(**rule_options)
+        n = self.rules.num_players
+        if episode not in EPISODE_MODES:
+            raise ValueError(f"episode must be one of {', '.join(EPISODE_MODES)}, got {episode!r}")
+        if reward not in REWARD_MODES:
+            raise ValueError(f"reward must be one of {', '.join(REWARD_MODES)}, got {reward!r}")
+        if isinstance(max_players, bool) or not isinstance(max_players, int) or not n <= max_players <= 10:
+            raise ValueError(f"max_players must be an int from num_players ({n}) to 10, got {max_players!r}")
+        if max_turns is None:
+            max_turns = DEFAULT_MAX_TURNS[episode]
+        if isinstance(max_turns, bool) or not isinstance(max_turns, int) or max_turns < 1:
+            raise ValueError(f"max_turns must be a positive int, got {max_turns!r}")
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be None, 'human' or 'ansi', got {render_mode!r}")
+        self.episode = episode
+        self.reward_mode = reward
+        self.max_players = max_players
+        self.max_turns = max_turns
+        self.render_mode = render_mode
+        self.possible_agents = [f"player_{i}" for i in range(n)]
+        self._seat_of = {agent: i for i, agent in enumerate(self.possible_agents)}
+        low, high = observation_bounds(max_players)
+        self.observation_spaces = {
+            agent: spaces.Dict({
+                "observation": spaces.Box(low=low, high=high, dtype=np.float32),
+                "action_mask": spaces.Box(low=0, high=1, shape=(NUM_ACTIONS,), dtype=np.int8),
+            })
+            for agent in self.possible_agents
+        }
+        self.action_spaces = {agent: spaces.Discrete(NUM_ACTIONS) for agent in self.possible_agents}
+        self._seeder = random.Random()
+        self._version = 0
+        self._ended = False
+        self._render_from = 0
+        self.game: Game | None = None
+
+    # ------------------------------------------------------------------ spaces
+    def observation_space(self, agent: str) -> spaces.Space:
+        """The same Dict space object for every call (PettingZoo requires it)."""
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        """``Discrete(NUM_ACTIONS)``."""
+        return self.action_spaces[agent]
+
+    # ------------------------------------------------------------------ episode
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        """Deal a new game (or start from ``options["game"]``); ``seed`` seeds this and later resets."""
+        if seed is not None:
+            self._seeder = random.Random(seed)
+        start = (options or {}).get("game")
+        if start is not None:
+            if not isinstance(start, Game) or start.rules != self.rules:
+                raise ValueError("options['game'] must be a uno_env.core.Game with this env's rules")
+            if start.is_round_over:
+                raise ValueError("options['game'] must be a position where a seat decides")
+            self.game = start.clone()
+        else:
+            self.game = Game(self.rules, seed=self._seeder.getrandbits(64))
+        self.agents = self.possible_agents[:]
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self._version += 1
+        self.infos = _SeatInfos(self, self.agents)
+        self._rewards_set = False
+        self._ended = False
+        self.turns = 0
+        self._render_from = 0
+        self._in_round = [not e for e in self.game.eliminated]
+        self.agent_selection = self.possible_agents[self.game.current_player]
+
+    def step(self, action: Any) -> None:
+        """Apply the deciding agent's action (an id); a terminated agent steps ``None``."""
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        if action is None:
+            raise IllegalActionError(f"{agent} must act now; None is only for a finished agent")
+        game = self.game
+        assert game is not None
+        game.step(int(action))  # raises IllegalActionError and changes nothing when illegal
+        self._version += 1
+        self.turns += 1
+        self._cumulative_rewards[agent] = 0.0
+        if self._rewards_set:
+            self.rewards = dict.fromkeys(self.agents, 0.0)
+            self._rewards_set = False
+        if game.is_round_over:
+            self._end_of_round()
+        if not self._ended and self.turns >= self.max_turns:
+            self._ended = True
+            self.truncations = dict.fromkeys(self.agents, True)
+        if not self._ended:
+            self.agent_selection = self.possible_agents[game.current_player]  # type: ignore[index]
+        if self._rewards_set:
+            self._accumulate_rewards()
+        if self.render_mode == "human":
+            self.render()
+
+    def _end_of_round(self) -> None:
+        game = self.game
+        assert game is not None
+        n = game.num_players
+        last = self.episode == "round" or game.is_game_over
+        values = None
+        if self.reward_mode == "score":
+            values = _score_rewards(game, self._in_round)
+        elif self.episode == "round":
+            values = _share([game.round_winner], game, n)  # type: ignore[list-item]
+        elif game.is_game_over:
+            values = _share(list(game.winners), game, n)
+        if values is not None:
+            for seat, value in enumerate(values):
+                self.rewards[self.possible_agents[seat]] = value
+            self._rewards_set = True
+        if last:
+            self._ended = True
+            self.terminations = dict.fromkeys(self.agents, True)
+        else:
+            game.next_round()
+            self._in_round = [not e for e in game.eliminated]
+
+    # ------------------------------------------------------------------ views
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        """``{"observation": float32 vector, "action_mask": int8 vector}`` for ``agent``."""
+        game = self.game
+        assert game is not None, "call reset() first"
+        seat = self._seat_of[agent]
+        obs = observe(game, seat, self.max_players)
+        if self._ended or self.terminations.get(agent, True) or self.truncations.get(agent, True):
+            mask = np.zeros(NUM_ACTIONS, np.int8)
+        else:
+            mask = action_mask(game, seat)
+        return {"observation": obs, "action_mask": mask}
+
+    def _info(self, agent: str) -> dict[str, Any]:
+        assert self.game is not None
+        return self.game.view(self._seat_of[agent])
+
+    def render(self) -> str | None:
+        """``"ansi"``: the table as text from the deciding seat's view; ``"human"``: print it."""
+        if self.render_mode is None:
+            import gymnasium
+
+            gymnasium.logger.warn("render() called without a render_mode; use render_mode='ansi' or 'human'")
+            return None
+        if self.game is None:
+            return None
+        seat = self._seat_of[self.agent_selection]
+        text = render_table(self.game, seat, self._render_from)
+        self._render_from = len(self.game._log)
+        if self.render_mode == "ansi":
+            return text
+        print(text + "\n")
+        return None
+
+    def close(self) -> None:
+        """Nothing to release."""
+
+    # ------------------------------------------------------------------ pickling
+    def __getstate__(self) -> dict[str, Any]:
+        state = EzPickle.__getstate__(self)
+        if self.game is not None:
+            state["episode_state"] = {
+                "game": self.game,
+                "agents": list(self.agents),
+                "rewards": dict(self.rewards),
+                "cumulative": dict(self._cumulative_rewards),
+                "terminations": dict(self.terminations),
+                "truncations": dict(self.truncations),
+                "agent_selection": self.agent_selection,
+                "skip": getattr(self, "_skip_agent_selection", None),
+                "turns": self.turns,
+                "in_round": list(self._in_round),
+                "rewards_set": self._rewards_set,
+                "ended": self._ended,
+                "render_from": self._render_from,
+                "seeder": self._seeder.getstate(),
+            }
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        EzPickle.__setstate__(self, state)
+        saved = state.get("episode_state")
+        if saved is None:
+            return
+        self.game = saved["game"]
+        self.agents = saved["agents"]
+        self.rewards = saved["rewards"]
+        self._cumulative_rewards = saved["cumulative"]
+        self.terminations = saved["terminations"]
+        self.truncations = saved["truncations"]
+        self.agent_selection = saved["agent_selection"]
+        self._skip_agent_selection = saved["skip"]
+        self.turns = saved["turns"]
+        self._in_round = saved["in_round"]
+        self._rewards_set = saved["rewards_set"]
+        self._ended = saved["ended"]
+        self._render_from = saved["render_from"]
+        self._seeder.setstate(saved["seeder"])
+        self._version += 1
+        self.infos = _SeatInfos(self, self.agents)
+
+
+def _share(winners: list[int], game: Game, n: int) -> list[float]:
+    """+1 split among the winners (a team's members included), -1 split among the rest."""
+    if game.rules.teams and len(winners) == 1:
+        winners = [s for s in range(n) if s % 2 == winners[0] % 2]
+    k = len(winners)
+    if k == n:  # everyone shares the win: nothing to gain
+        return [0.0] * n
+    win, lose = 1.0 / k, -1.0 / (n - k)
+    chosen = set(winners)
+    return [win if s in chosen else lose for s in range(n)]
+
+
+def _score_rewards(game: Game, in_round: list[bool]) -> list[float]:
+    """Zero-sum round points (see Rewards in the module docstring); ``in_round``: seats dealt in."""
+    n = game.num_players
+    hands = [float(game.hand_value(s)) for s in range(n)]
+    rules = game.rules
+    winner = game.round_winner
+    assert winner is not None
+    if rules.scoring == "lowest" or rules.elimination:
+        seats = [s for s in range(n) if in_round[s]]
+        mean = sum(hands[s] for s in seats) / len(seats)
+        return [mean - hands[s] if in_round[s] else 0.0 for s in range(n)]
+    if rules.teams:
+        team = [s for s in range(n) if s % 2 == winner % 2]
+        gain = sum(hands[s] for s in range(n) if s % 2 != winner % 2) / len(team)
+        return [gain if s % 2 == winner % 2 else -hands[s] for s in range(n)]
+    rewards = [-h for h in hands]
+    rewards[winner] = sum(hands) - hands[winner]
+    return rewards
+
+
+class _CallableModule(types.ModuleType):
+    """This module, callable as ``uno_env.env(**kwargs)``.
+
+    Importing the submodule ``uno_env.env`` makes the package attribute ``uno_env.env`` this
+    module (Python sets a package's attribute to each submodule it loads), shadowing the
+    ``env()`` factory of the same name; calling the module calls the factory instead.
+    """
+
+    def __call__(self, **kwargs: Any) -> AECEnv:
+        return env(**kwargs)
+
+
+sys.modules[__name__].__class__ = _CallableModule
+assert A.NUM_ACTIONS == NUM_ACTIONS

@@ -1,0 +1,365 @@
+"""The observation encoder: one flat ``float32`` vector per seat, plus the action mask.
+
+``observe(game, seat, max_players=10)`` returns what ``seat`` may know as a 1-D ``float32``
+vector; ``action_mask(game, seat)`` returns an ``int8`` vector over the fixed action layout
+(``uno_env.core.actions``), 1 for each legal action, all zeros for every seat but the one to
+decide. Both depend on numpy only (no PettingZoo, Gymnasium or torch).
+
+The vector's size depends on nothing but ``max_players`` (``observation_size(max_players)``),
+never on the edition or the table size, so one network can play every edition at every
+table up to ``max_players`` seats. Seats are described *relative to the observer*: offset
+``k`` is the seat ``k`` places clockwise (``(seat + k) % num_players``); offsets at or past the
+table size are padding (all zeros, ``present`` 0).
+
+It is read from exactly the fields ``game.view(seat)`` shows (``uno_env.core.view``): the
+observer's hand, the public state, and the cards of other hands the observer has seen
+(Urrrhhh gifts it gave or got, King Pig deals, a hand shown to it in a challenge, hands
+passed on under seven-zero). No other hidden card is read, so ``game.determinize(seat)``
+never changes it.
+
+Named slices, in order (``M`` = ``max_players``; ``observation_slices(M)`` gives each
+``slice``; ``split_observation(vector, M)`` cuts a vector into them):
+
+==================  ==========  ======================================================
+name                size        content
+==================  ==========  ======================================================
+hand                55          the observer's cards: count of each card kind (0..4)
+top_card            55          the discard pile's top card, one-hot by kind
+active_color        4           the color to match, one-hot by slot (all 0 while the
+                                opening wild's color is still to be named)
+phase               11          the pending decision, one-hot in ``Phase`` order (play,
+                                play_drawn, choose_color, give_away, challenge, uno,
+                                catch, swap, stack, round_over, game_over)
+direction           1           +1 clockwise, -1 counter-clockwise
+drawn_card          55          the card just drawn, one-hot, only while the observer
+                                decides to play it or keep it
+discard             55          count of each kind in the discard pile: every card played
+                                since the last reshuffle (public)
+draw_pile_size      1           cards left to draw
+penalty             1           cards owed by whoever faces the pending Draw Two /
+                                ``W4`` (stacked totals under the stacking rule)
+w4_prev_color       4           while a ``W4`` is pending: the color active before it
+                                (a challenge asks whether the player held it), one-hot
+edition             4           one-hot: classic, monster_high, angry_birds,
+                                masters_of_the_universe (says what the special wild,
+                                kind 54, does)
+rules               8           1 when: uno_call is auto, bluffs are allowed, scoring is
+                                lowest, teams, elimination, stacking, seven_zero,
+                                draw_until_playable
+present             M           per offset: 1 for a seat at the table
+to_act              M           per offset: one-hot, the seat that decides now (offset 0:
+                                the observer; all 0 once the round is over)
+pending_player      M           per offset: one-hot, the seat whose card's effects are
+                                being resolved (that card is the top card): during the
+                                color, give-away, UNO, catch, swap, stack and challenge
+                                decisions
+dealer              M           per offset: one-hot, this round's dealer
+hand_size           M           per offset: cards in that seat's hand
+score               M           per offset: game score / target_score, capped at 1
+uno_called          M           per offset: called UNO and still holds that one card
+teammate            M           per offset: on the observer's team (offset 0 always 1;
+                                partners sit at even offsets when teams are on)
+eliminated          M           per offset: out of the game (elimination variant)
+known               (M-1)*55    for offsets 1..M-1 in turn: count of each kind of that
+                                seat's hand that the observer has seen and knows is
+                                still there
+==================  ==========  ======================================================
+
+With ``M = 10`` the vector has 839 entries. Every entry lies in the bounds
+``observation_bounds(M)`` returns (counts of a kind never exceed its copies in a deck;
+sizes never exceed 112, the largest deck). ``OBSERVATION_VERSION`` changes whenever the
+layout or the meaning of an entry does.
+
+Version history: 1 - first layout.
+"""
+
+from __future__ import annotations
+
+from array import array
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from .core import actions as A
+from .core.cards import EDITIONS, NUM_COLORS, NUM_KINDS, WILD, WILD_DRAW_FOUR
+from .core.game import Phase
+
+if TYPE_CHECKING:
+    from .core.game import Game
+    from .core.rules import Rules
+
+__all__ = [
+    "OBSERVATION_VERSION", "DEFAULT_MAX_PLAYERS", "NUM_ACTIONS", "observe", "action_mask",
+    "observation_size", "observation_slices", "observation_bounds", "split_observation",
+    "observation_fields",
+]
+
+OBSERVATION_VERSION = 1
+DEFAULT_MAX_PLAYERS = 10
+NUM_ACTIONS = A.NUM_ACTIONS
+MAX_CARDS = max(ed.deck_size for ed in EDITIONS.values())  # 112
+
+_NUM_PHASES = len(Phase)
+_PHASE_INDEX = {p: i for i, p in enumerate(Phase)}
+_PLAY_DRAWN = _PHASE_INDEX[Phase.PLAY_DRAWN]
+_ROUND_OVER = _PHASE_INDEX[Phase.ROUND_OVER]
+_EDITION_INDEX = {name: i for i, name in enumerate(EDITIONS)}
+
+# (rule option, value that sets the flag), in the order of the ``rules`` slice.
+RULE_FLAGS: tuple[tuple[str, Any], ...] = (
+    ("uno_call", "auto"), ("allow_bluff", True), ("scoring", "lowest"), ("teams", True),
+    ("elimination", True), ("stacking", True), ("seven_zero", True), ("draw_until_playable", True),
+)
+
+# The most copies of each kind in any edition's deck (a number 0: 1; other colored: 2; wilds: 4).
+_COPIES = np.zeros(NUM_KINDS, np.float32)
+for _ed in EDITIONS.values():
+    _counts = np.bincount(np.array(_ed.deck()), minlength=NUM_KINDS).astype(np.float32)
+    np.maximum(_COPIES, _counts, out=_COPIES)
+del _ed, _counts
+
+
+def observation_fields(max_players: int = DEFAULT_MAX_PLAYERS) -> list[tuple[str, int]]:
+    """The named slices as ``(name, size)`` pairs, in vector order."""
+    m = _check_max_players(max_players)
+    return [
+        ("hand", NUM_KINDS), ("top_card", NUM_KINDS), ("active_color", NUM_COLORS),
+        ("phase", _NUM_PHASES), ("direction", 1), ("drawn_card", NUM_KINDS), ("discard", NUM_KINDS),
+        ("draw_pile_size", 1), ("penalty", 1), ("w4_prev_color", NUM_COLORS),
+        ("edition", len(EDITIONS)), ("rules", len(RULE_FLAGS)),
+        ("present", m), ("to_act", m), ("pending_player", m), ("dealer", m), ("hand_size", m),
+        ("score", m), ("uno_called", m), ("teammate", m), ("eliminated", m),
+        ("known", (m - 1) * NUM_KINDS),
+    ]
+
+
+def observation_slices(max_players: int = DEFAULT_MAX_PLAYERS) -> dict[str, slice]:
+    """Each named part's ``slice`` of the vector."""
+    out = {}
+    start = 0
+    for name, size in observation_fields(max_players):
+        out[name] = slice(start, start + size)
+        start += size
+    return out
+
+
+def observation_size(max_players: int = DEFAULT_MAX_PLAYERS) -> int:
+    """Length of the observation vector for tables of up to ``max_players`` seats."""
+    return sum(size for _, size in observation_fields(max_players))
+
+
+def observation_bounds(max_players: int = DEFAULT_MAX_PLAYERS) -> tuple[np.ndarray, np.ndarray]:
+    """``(low, high)`` float32 arrays bounding every entry (for a ``gymnasium.spaces.Box``)."""
+    sl = observation_slices(max_players)
+    low = np.zeros(observation_size(max_players), np.float32)
+    high = np.ones_like(low)
+    for name in ("hand", "discard"):
+        high[sl[name]] = _COPIES
+    high[sl["known"]] = np.tile(_COPIES, max_players - 1)
+    for name in ("draw_pile_size", "penalty", "hand_size"):
+        high[sl[name]] = MAX_CARDS
+    low[sl["direction"]] = -1
+    return low, high
+
+
+def split_observation(vector: np.ndarray, max_players: int = DEFAULT_MAX_PLAYERS) -> dict[str, np.ndarray]:
+    """Cut a vector into its named parts (views, not copies); ``known`` is reshaped to (M-1, 55)."""
+    vector = np.asarray(vector)
+    if vector.shape != (observation_size(max_players),):
+        raise ValueError(
+            f"an observation for max_players={max_players} has shape ({observation_size(max_players)},), "
+            f"got {vector.shape}"
+        )
+    parts = {name: vector[s] for name, s in observation_slices(max_players).items()}
+    parts["known"] = parts["known"].reshape(max_players - 1, NUM_KINDS)
+    return parts
+
+
+def _check_max_players(max_players: int) -> int:
+    if isinstance(max_players, bool) or not isinstance(max_players, (int, np.integer)) or not 2 <= max_players <= 10:
+        raise ValueError(f"max_players must be an int from 2 to 10, got {max_players!r}")
+    return int(max_players)
+
+
+class _Encoder:
+    """Offsets and the constant part of the vector for one (rules, max_players)."""
+
+    def __init__(self, rules: Rules, max_players: int) -> None:
+        n = rules.num_players
+        if n > max_players:
+            raise ValueError(
+                f"a {n}-player table does not fit an observation for max_players={max_players}; "
+                f"raise max_players to at least {n}"
+            )
+        self.max_players = max_players
+        self.size = observation_size(max_players)
+        sl = observation_slices(max_players)
+        (self.top, self.active, self.phase, self.direction, self.drawn, self.discard, self.draw_pile,
+         self.penalty, self.w4_prev) = (
+            sl[k].start for k in ("top_card", "active_color", "phase", "direction", "drawn_card", "discard",
+                                  "draw_pile_size", "penalty", "w4_prev_color")
+        )
+        (self.to_act, self.pending, self.dealer, self.hand_size, self.score, self.uno, self.eliminated,
+         self.known) = (
+            sl[k].start for k in ("to_act", "pending_player", "dealer", "hand_size", "score", "uno_called",
+                                  "eliminated", "known")
+        )
+        self.inv_target = 1.0 / rules.target_score
+        template = np.zeros(self.size, np.float32)
+        template[sl["edition"].start + _EDITION_INDEX[rules.edition]] = 1
+        flags = [getattr(rules, name, None) == value for name, value in RULE_FLAGS]
+        template[sl["rules"]] = flags
+        template[sl["present"].start:sl["present"].start + n] = 1
+        teams = bool(getattr(rules, "teams", False))
+        mates = sl["teammate"].start
+        for offset in range(n):
+            template[mates + offset] = offset == 0 or (teams and offset % 2 == 0)
+        self.template = template
+        # discard pile list id -> (that list, cards counted, template + discard counts + top card)
+        self.bases: dict[int, tuple[list[int], int, np.ndarray]] = {}
+
+
+# Encoders by (id(rules), max_players); each entry keeps its Rules so the id stays unique.
+_ENCODERS: dict[tuple[int, int], tuple[Any, _Encoder]] = {}
+
+# The template plus the discard pile's counts and top card, kept per pile list. The engine
+# only appends to the discard pile until a reshuffle or a new deal replaces the list, so a
+# longer pile extends the cached vector; each entry holds the list itself, so its id cannot be
+# reused while cached.
+_BASES_SIZE = 64
+
+
+def _base(enc: _Encoder, pile: list[int]) -> np.ndarray:
+    bases = enc.bases
+    entry = bases.get(id(pile))
+    size = len(pile)
+    if entry is not None and entry[0] is pile and entry[1] <= size:
+        # The cached vector is private to the cache (observations are copies): extend in place.
+        done, base = entry[1], entry[2]
+        if done == size:
+            return base
+        mv = memoryview(base)
+        mv[enc.top + pile[done - 1]] = 0
+        d = enc.discard
+        for k in pile[done:]:
+            mv[d + k] += 1
+    else:
+        if len(bases) >= _BASES_SIZE:
+            bases.clear()
+        base = enc.template.copy()
+        base[enc.discard:enc.discard + NUM_KINDS] = np.bincount(pile, minlength=NUM_KINDS)
+    base[enc.top + pile[-1]] = 1
+    bases[id(pile)] = (pile, size, base)
+    return base
+
+
+_LAST: tuple[Any, int, Any] = (None, 0, None)  # the last (rules, max_players, encoder) used
+
+
+def _encoder(rules: Rules, max_players: int) -> _Encoder:
+    key = (id(rules), max_players)
+    entry = _ENCODERS.get(key)
+    if entry is None or entry[0] is not rules:
+        if len(_ENCODERS) >= 1024:
+            _ENCODERS.clear()
+        entry = _ENCODERS[key] = (rules, _Encoder(rules, _check_max_players(max_players)))
+    return entry[1]
+
+
+def observe(game: Game, seat: int, max_players: int = DEFAULT_MAX_PLAYERS,
+            out: np.ndarray | None = None) -> np.ndarray:
+    """The flat ``float32`` observation of ``game`` from ``seat`` (layout in the module docstring).
+
+    A new array each call unless ``out`` (a float32 array of the right size) is given.
+    """
+    global _LAST
+    rules = game.rules
+    last = _LAST
+    if last[0] is rules and last[1] == max_players:
+        enc = last[2]
+    else:
+        enc = _encoder(rules, max_players)
+        _LAST = (rules, max_players, enc)
+    n = game.num_players
+    if not 0 <= seat < n:
+        raise ValueError(f"seat must be 0..{n - 1}, got {seat!r}")
+    base = _base(enc, game._discard)
+    if out is None:
+        obs = base.copy()
+    else:
+        out[:] = base
+        obs = out
+    mv = memoryview(obs)
+    hand = game._hands[seat]
+    if len(hand) < 28:  # a Python loop beats np.bincount's fixed cost on small hands
+        for k in hand:
+            mv[k] += 1
+    else:
+        obs[:NUM_KINDS] = np.bincount(hand, minlength=NUM_KINDS)
+    active = game._active
+    if active >= 0:
+        mv[enc.active + active] = 1
+    phase = game._phase
+    mv[enc.phase + phase] = 1
+    mv[enc.direction] = game._direction
+    current = game._current
+    if phase == _PLAY_DRAWN and current == seat:
+        mv[enc.drawn + game._drawn] = 1
+    mv[enc.draw_pile] = len(game._draw)
+    penalty = game._penalty
+    if penalty:
+        mv[enc.penalty] = penalty
+    if phase < _ROUND_OVER:
+        mv[enc.to_act + (current - seat) % n] = 1
+        player = game._player
+        if player >= 0:
+            mv[enc.pending + (player - seat) % n] = 1
+            if game._played == WILD_DRAW_FOUR and game._w4_prev_color >= 0:
+                mv[enc.w4_prev + game._w4_prev_color] = 1
+    mv[enc.dealer + (game._dealer - seat) % n] = 1
+    hands = game._hands
+    sizes = list(map(len, hands))
+    if seat:
+        sizes = sizes[seat:] + sizes[:seat]
+    hs = enc.hand_size
+    mv[hs:hs + n] = array("f", sizes)
+    scores = game.scores
+    if any(scores):
+        inv_target = enc.inv_target
+        for offset in range(n):
+            score = scores[(seat + offset) % n]
+            if score:
+                mv[enc.score + offset] = min(score * inv_target, 1.0)
+    uno = game._uno
+    if True in uno:
+        for offset in range(n):
+            if uno[(seat + offset) % n]:
+                mv[enc.uno + offset] = 1
+    alive = game._alive
+    if False in alive:
+        for offset in range(n):
+            if not alive[(seat + offset) % n]:
+                mv[enc.eliminated + offset] = 1
+    known = game._known
+    for target in range(n):
+        seen_by = known[target]
+        if seen_by and target != seat:
+            seen = seen_by.get(seat)
+            if seen:
+                start = enc.known + ((target - seat) % n - 1) * NUM_KINDS
+                for k in seen:
+                    mv[start + k] += 1
+    return obs
+
+
+def action_mask(game: Game, seat: int) -> np.ndarray:
+    """``int8`` vector of ``NUM_ACTIONS``: 1 for each action ``seat`` may take now, else 0."""
+    mask = np.zeros(NUM_ACTIONS, np.int8)
+    if game.current_player == seat:
+        mv = memoryview(mask)
+        for a in game.legal_actions():
+            mv[a] = 1
+    return mask
+
+
+assert WILD < NUM_KINDS

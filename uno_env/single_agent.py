@@ -1,0 +1,266 @@
+"""A Gymnasium single-agent view of the UNO env: one learner seat, opponents played inside ``step``.
+
+>>> from uno_env import SingleAgentEnv
+>>> env = SingleAgentEnv(edition="classic", num_players=4, episode="round")
+>>> obs, info = env.reset(seed=0)
+>>> obs, reward, terminated, truncated, info = env.step(int(info["action_mask"].argmax()))
+
+Also registered with Gymnasium: ``gymnasium.make("uno_env.single_agent:uno_env/UnoSingleAgent-v0",
+**kwargs)`` (the ``module:`` prefix imports this module first).
+
+``SingleAgentEnv(opponents=None, seat="random", illegal_reward=-1.0, **env_kwargs)``:
+
+* ``env_kwargs`` are ``uno_env.raw_env``'s (the ``Rules`` options, ``episode``, ``reward``,
+  ``max_players``, ``max_turns``, ``render_mode``). A rule option may also be a list, tuple or
+  range (one value drawn uniformly per episode) or a callable taking the episode's
+  ``numpy.random.Generator`` (its result is used), so training can sample the edition and
+  table size per episode: ``SingleAgentEnv(edition=list(EDITIONS), num_players=[2, 3, 4])``.
+  The spaces depend only on ``max_players`` (default 10), so they never change.
+* ``opponents``: ``None`` (uniformly random legal actions, drawn from the env's generator),
+  one opponent for every other seat, or a sequence with one per other seat in seat order
+  (skipping the learner). An opponent is an object with ``act(observation, info) -> int``
+  or a callable ``(observation, info) -> int``; ``observation`` is the AEC observation dict
+  (``{"observation", "action_mask"}``; only ``action_mask`` for an agent whose
+  ``needs_observation`` is False) and ``info`` is ``game.view(seat)``. Before each episode
+  an opponent's ``seed(s)`` (with a seed drawn from the env's generator) and ``reset()`` are
+  called when it has them. One object serving several seats shares its memory between them.
+* ``seat``: the learner's seat, an int or ``"random"`` (drawn per episode).
+
+Observations are the flat ``float32`` vector of ``uno_env.observation`` (space ``Box``);
+actions are ids of the fixed layout (space ``Discrete(NUM_ACTIONS)``). ``action_masks()``
+returns the learner's legal actions as a bool array, the method sb3-contrib's MaskablePPO
+calls; ``info["action_mask"]`` holds the same as int8 (all zeros once the episode is over).
+``info["seat"]`` is the learner's seat; ``env.game`` the game (``env.game.view(env.seat)``
+gives the learner's structured view).
+
+Rewards are the AEC env's rewards for the learner's seat (zero-sum between seats; see
+``uno_env.env``), summed over everything that happened since the learner's previous action,
+its losses included: when an opponent ends the game the learner's final ``step`` returns
+the negative reward with ``terminated=True``. Rewards are Python floats and the flags Python
+bools. An illegal learner action ends the episode (``terminated=True``) with reward
+``illegal_reward`` and ``info["illegal_action"] = True``; the opponents' moves are never
+replaced or corrected.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+
+from .core.rules import option_names
+from .env import raw_env
+from .observation import DEFAULT_MAX_PLAYERS, NUM_ACTIONS, action_mask, observation_bounds, observe
+from .render import render_table
+
+__all__ = ["GYM_ID", "SingleAgentEnv"]
+
+GYM_ID = "uno_env/UnoSingleAgent-v0"
+
+Opponent = Any  # an object with act(observation, info) -> int, or such a callable
+
+
+class SingleAgentEnv(gymnasium.Env):
+    """One learner seat against opponents that act inside ``step`` (see the module docstring)."""
+
+    metadata = {"render_modes": ["human", "ansi"], "render_fps": 1}
+
+    def __init__(
+        self,
+        opponents: Opponent | Sequence[Opponent] | None = None,
+        seat: int | str = "random",
+        illegal_reward: float = -1.0,
+        **env_kwargs: Any,
+    ) -> None:
+        self.max_players = env_kwargs.get("max_players", DEFAULT_MAX_PLAYERS)
+        self.render_mode = env_kwargs.get("render_mode")
+        if seat != "random" and (isinstance(seat, bool) or not isinstance(seat, int) or seat < 0):
+            raise ValueError(f"seat must be a seat number or 'random', got {seat!r}")
+        self._seat_choice = seat
+        self.illegal_reward = float(illegal_reward)
+        rule_names = set(option_names())
+        self._sampled = {k: v for k, v in env_kwargs.items() if k in rule_names and _is_choice(v)}
+        self._fixed = {k: v for k, v in env_kwargs.items() if k not in self._sampled}
+        if isinstance(opponents, (list, tuple)):
+            self._opponents: list[Opponent] | None = list(opponents)
+            self._shared: Opponent | None = None
+        else:
+            self._opponents = None
+            self._shared = opponents
+        low, high = observation_bounds(self.max_players)
+        self.observation_space = spaces.Box(low=low, high=high, dtype=np.float32)
+        self.action_space = spaces.Discrete(NUM_ACTIONS)
+        self._envs: dict[tuple[tuple[str, Any], ...], raw_env] = {}
+        self._env: raw_env | None = None
+        self._mask = np.zeros(NUM_ACTIONS, np.int8)
+        self._done = True
+        self._render_from = 0
+        # Validate the options now (a sampled option is checked with its first draw at reset).
+        if not self._sampled:
+            self._make_env({})
+        self.seat = 0
+
+    # ------------------------------------------------------------------ episode
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict[str, Any]]:
+        """Start an episode; opponents act until the learner decides."""
+        super().reset(seed=seed)
+        rng = self.np_random
+        for _ in range(100):
+            drawn = {k: _draw(v, rng) for k, v in self._sampled.items()}
+            env = self._make_env(drawn)
+            n = env.rules.num_players
+            if self._seat_choice == "random":
+                self.seat = int(rng.integers(n))
+            elif self._seat_choice >= n:  # type: ignore[operator]
+                raise ValueError(f"seat {self._seat_choice} does not exist at a {n}-player table")
+            else:
+                self.seat = int(self._seat_choice)
+            self._seat_opponents = self._assign_opponents(n)
+            for opp in {id(o): o for o in self._seat_opponents.values() if o is not None}.values():
+                if hasattr(opp, "seed"):
+                    opp.seed(int(rng.integers(2**31)))
+                if hasattr(opp, "reset"):
+                    opp.reset()
+            env.reset(seed=int(rng.integers(2**63)), options=options)
+            self._agent = env.possible_agents[self.seat]
+            self._render_from = 0
+            self._done = False
+            self._advance()
+            if not self._done:
+                env._cumulative_rewards[self._agent] = 0.0
+                if self.render_mode == "human":
+                    self.render()
+                return self._observation(), self._info()
+        raise RuntimeError("100 episodes in a row ended before the learner's first decision; raise max_turns")
+
+    def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
+        """Apply the learner's action, let the opponents act, return the learner's result."""
+        if self._done or self._env is None:
+            raise RuntimeError("the episode is over; call reset()")
+        env = self._env
+        try:
+            action_id = int(action)
+        except (TypeError, ValueError):
+            action_id = -1
+        if not 0 <= action_id < NUM_ACTIONS or not self._mask[action_id]:
+            self._done = True
+            self._mask = np.zeros(NUM_ACTIONS, np.int8)
+            info = self._info()
+            info["illegal_action"] = True
+            return self._observation(), self.illegal_reward, True, False, info
+        env.step(action_id)
+        self._advance()
+        agent = self._agent
+        reward = float(env._cumulative_rewards[agent])
+        env._cumulative_rewards[agent] = 0.0
+        terminated = bool(env.terminations[agent])
+        truncated = bool(env.truncations[agent])
+        self._done = terminated or truncated
+        if self.render_mode == "human":
+            self.render()
+        return self._observation(), reward, terminated, truncated, self._info()
+
+    def action_masks(self) -> np.ndarray:
+        """The learner's legal actions as a bool array (for sb3-contrib's MaskablePPO)."""
+        return self._mask.astype(bool)
+
+    @property
+    def game(self) -> Any:
+        """The current ``uno_env.core.Game``."""
+        return None if self._env is None else self._env.game
+
+    def render(self) -> str | None:
+        """``"ansi"``: the table from the learner's seat as text; ``"human"``: print it."""
+        if self.render_mode is None or self._env is None or self._env.game is None:
+            return None
+        game = self._env.game
+        text = render_table(game, self.seat, self._render_from)
+        self._render_from = len(game.log)
+        if self.render_mode == "ansi":
+            return text
+        print(text + "\n")
+        return None
+
+    def close(self) -> None:
+        """Nothing to release."""
+
+    # ------------------------------------------------------------------ internals
+    def _make_env(self, drawn: dict[str, Any]) -> raw_env:
+        key = tuple(sorted(drawn.items(), key=lambda kv: kv[0]))
+        env = self._envs.get(key)
+        if env is None:
+            env = raw_env(**{**self._fixed, **drawn, "render_mode": None})
+            if env.max_players != self.max_players:
+                raise ValueError("max_players cannot vary")
+            if len(self._envs) >= 256:
+                self._envs.clear()
+            self._envs[key] = env
+        self._env = env
+        return env
+
+    def _assign_opponents(self, n: int) -> dict[int, Opponent | None]:
+        others = [s for s in range(n) if s != self.seat]
+        if self._opponents is None:
+            return dict.fromkeys(others, self._shared)
+        if len(self._opponents) != n - 1:
+            raise ValueError(f"{len(self._opponents)} opponents given for a {n}-player table (need {n - 1})")
+        return dict(zip(others, self._opponents, strict=True))
+
+    def _advance(self) -> None:
+        """Let the opponents decide until the learner must, or the episode ends."""
+        env = self._env
+        assert env is not None
+        learner = self._agent
+        rng = self.np_random
+        while True:
+            agent = env.agent_selection
+            if env.terminations[agent] or env.truncations[agent]:
+                self._done = True
+                return
+            if agent == learner:
+                return
+            game = env.game
+            assert game is not None
+            seat = env._seat_of[agent]
+            opponent = self._seat_opponents[seat]
+            if opponent is None:
+                legal = game.legal_actions()
+                action = int(legal[int(rng.integers(len(legal)))])
+            else:
+                if getattr(opponent, "needs_observation", True):
+                    observation = env.observe(agent)
+                else:
+                    observation = {"action_mask": action_mask(game, seat)}
+                act: Callable[[Any, Any], Any] = opponent.act if hasattr(opponent, "act") else opponent
+                action = int(act(observation, game.view(seat)))
+            env.step(action)
+
+    def _observation(self) -> np.ndarray:
+        assert self._env is not None and self._env.game is not None
+        return observe(self._env.game, self.seat, self.max_players)
+
+    def _info(self) -> dict[str, Any]:
+        assert self._env is not None and self._env.game is not None
+        if not self._done:
+            self._mask = action_mask(self._env.game, self.seat)
+        else:
+            self._mask = np.zeros(NUM_ACTIONS, np.int8)
+        return {"action_mask": self._mask.copy(), "seat": self.seat}
+
+
+if GYM_ID not in gymnasium.registry:
+    gymnasium.register(GYM_ID, entry_point="uno_env.single_agent:SingleAgentEnv")
+
+
+def _is_choice(value: Any) -> bool:
+    return isinstance(value, (list, tuple, range)) or callable(value)
+
+
+def _draw(value: Any, rng: np.random.Generator) -> Any:
+    if callable(value):
+        return value(rng)
+    options = list(value)
+    return options[int(rng.integers(len(options)))]
