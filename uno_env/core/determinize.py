@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 from typing import TYPE_CHECKING
 
-from .cards import KIND_COLOR, WILD_DRAW_FOUR
+from .cards import KIND_COLOR, WILD, WILD_DRAW_FOUR
 
 if TYPE_CHECKING:
     from .game import Game
@@ -17,11 +17,12 @@ def determinize(game: Game, seat: int, rng: random.Random | int | None = None) -
     Hidden cards are the draw pile and, in every other hand, the cards ``seat`` has not
     seen; they are shuffled together and dealt back into the same places, so hand sizes,
     the draw pile's size and the seat's known cards are unchanged. The copy's random
-    generator is reseeded from ``rng``, since future reshuffles are hidden too.
+    generator is reseeded from ``rng``, since future reshuffles are hidden too, and the copy's
+    event log is the seat's own view of it (cards it did not see are blanked).
     """
     if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < game.num_players:
         raise ValueError(f"seat must be 0..{game.num_players - 1}, got {seat!r}")
-    from .game import _PLAYABLE, PLAY_DRAWN
+    from .game import _PLAYABLE, GIVE_AWAY, PLAY_DRAWN
 
     if not isinstance(rng, random.Random):
         rng = random.Random(rng)
@@ -64,13 +65,41 @@ def determinize(game: Game, seat: int, rng: random.Random | int | None = None) -
     if drawer >= 0:
         copy._hands[drawer].append(drawn)
         copy._drawn = drawn
+    if copy._phase == GIVE_AWAY and copy._current != seat:
+        _keep_a_color_for_the_giver(copy._hands[copy._current], fixed[copy._current], pool)
     copy._draw = pool
+    copy._log = _seat_log(copy, seat)
     copy._rng = random.Random(rng.getrandbits(64))
     copy._legal = None
     if copy._played == WILD_DRAW_FOUR and copy._player != seat and copy._w4_prev_color >= 0:
         prev = copy._w4_prev_color
         copy._w4_guilty = any(KIND_COLOR[k] == prev for k in copy._hands[copy._player])
     return copy
+
+
+def _keep_a_color_for_the_giver(hand: list[int], fixed: list[int], pool: list[int]) -> None:
+    """The give_away phase is public: the Urrrhhh player still holds a colored card."""
+    if any(k < WILD for k in hand):
+        return
+    colored = next((i for i, k in enumerate(pool) if k < WILD), -1)
+    swappable = next((i for i in range(len(fixed), len(hand))), -1)  # a resampled slot
+    if colored >= 0 and swappable >= 0:
+        hand[swappable], pool[colored] = pool[colored], hand[swappable]
+
+
+def _seat_log(copy: Game, seat: int) -> list[tuple[str, int, int, int]]:
+    """The log as ``seat`` saw it: cards it did not see are blanked, as in ``events(seat)``."""
+    from .game import EVENT_VISIBILITY, OTHER, OWNER, OWNER_AND_OTHER
+
+    log = []
+    for event in copy._log:
+        kind, who, card, other = event
+        visibility = EVENT_VISIBILITY[kind]
+        hidden = (visibility == OWNER and who != seat
+                  or visibility == OWNER_AND_OTHER and seat not in (who, other)
+                  or visibility == OTHER and other != seat)
+        log.append((kind, who, -1, other) if hidden and card >= 0 else event)
+    return log
 
 
 def _relabel_knowledge(copy: Game, target: int, old: list[int], new: list[int], seat: int) -> None:

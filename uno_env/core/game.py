@@ -58,7 +58,7 @@ from .cards import (
     Edition,
     deck_from_codes,
 )
-from .errors import ActionTextError, GameFlowError, IllegalActionError
+from .errors import ActionTextError, GameFlowError, IllegalActionError, RulesError
 from .rules import Rules
 
 STATE_FORMAT = "uno_env.game"
@@ -201,7 +201,7 @@ class Game:
             dealer = rules.first_dealer
         if dealer is not None and (isinstance(dealer, bool) or not isinstance(dealer, int)
                                    or not 0 <= dealer < self.num_players):
-            raise GameFlowError(f"dealer must be a seat 0..{self.num_players - 1}, got {dealer!r}")
+            raise RulesError(f"dealer must be a seat 0..{self.num_players - 1}, got {dealer!r}")
         kinds = deck_from_codes(self.edition, deck) if deck is not None else None
         if dealer is None:
             dealer = self._draw_for_dealer()
