@@ -25,7 +25,6 @@ from uno_env.core import (
     Rules,
     RulesError,
     StateError,
-    UnoError,
     stacked_deck,
 )
 
