@@ -21,6 +21,8 @@ active_color      the color to match (None while the opening wild's is pending)
 direction         +1 clockwise, -1 counter-clockwise
 pending_card      the card whose effects are being resolved, and ``pending_player``
 w4_prev_color     the color active before a pending Wild Draw Four (for a challenge)
+my_w4_bluff       whether the pending Wild Draw Four the observer played was a bluff
+                  (it held the previous color); None unless the observer played it
 discard_pile      every card played since the last reshuffle, top last (public)
 draw_pile_size    cards left to draw
 scores            game scores per seat; ``target_score`` the target
@@ -118,6 +120,7 @@ def seat_view(game: Game, seat: int) -> dict[str, Any]:
         "pending_card": game.pending_card,
         "pending_player": game.pending_player,
         "w4_prev_color": ed.colors[game._w4_prev_color] if pending_w4 and game._w4_prev_color >= 0 else None,
+        "my_w4_bluff": game._w4_guilty if pending_w4 and game._player == seat else None,
         "discard_pile": [codes[k] for k in game._discard],
         "draw_pile_size": len(game._draw),
         "scores": list(scores),

@@ -1,0 +1,237 @@
+"""PPOAgent: a trained policy played from a shareable checkpoint, in numpy only.
+
+>>> from agents import PPOAgent
+>>> agent = PPOAgent.load("checkpoints/universal.safetensors")
+>>> agent.metadata["editions"], agent.metadata["num_players"]
+
+The checkpoint format (``FORMAT_VERSION`` 1) is one ``.safetensors`` file: no pickle, so
+loading it runs no code. It holds
+
+* the policy network's tensors, ``float32``: ``obs_scale`` (the observation is multiplied by
+  it entrywise before the first layer), then ``hidden.<i>.weight`` (``out x in``) and
+  ``hidden.<i>.bias`` for each hidden layer, then ``action.weight`` and ``action.bias``
+  (one logit per action id of the fixed layout);
+* in the safetensors header's metadata, under the key ``"uno_env"``, a JSON object:
+  ``format`` (``"uno_env.ppo"``), ``format_version``, ``observation_version`` (the encoder's
+  ``OBSERVATION_VERSION``), ``num_actions``, ``max_players``, ``observation_size``,
+  ``hidden`` (layer widths), ``activation`` (``tanh`` or ``relu``), ``editions`` and
+  ``num_players`` (what it was trained on), ``steps``, ``seed`` and ``config`` (the full
+  training config).
+
+Play needs neither torch nor stable-baselines3: the forward pass is a few numpy matrix
+products. Illegal actions get logit ``-inf``, so the agent only ever picks legal ones:
+the highest logit (``deterministic=True``, the default) or a draw from the masked softmax.
+A file of another format, layout version or a damaged file raises ``CheckpointError``
+(``CheckpointVersionError`` for a version mismatch).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, ClassVar
+
+import numpy as np
+
+from uno_env.observation import NUM_ACTIONS, OBSERVATION_VERSION, observation_size
+
+from .base import Agent
+
+__all__ = ["ACTIVATIONS", "FORMAT", "FORMAT_VERSION", "CheckpointError", "CheckpointVersionError", "PPOAgent",
+           "read_checkpoint", "write_checkpoint"]
+
+FORMAT = "uno_env.ppo"
+FORMAT_VERSION = 1
+METADATA_KEY = "uno_env"
+ACTIVATIONS = ("tanh", "relu")
+SHIPPED_DIR = Path(__file__).resolve().parent.parent / "checkpoints"  # trained opponents shipped with the repo
+
+
+class CheckpointError(ValueError):
+    """A file that is not a usable PPO checkpoint (damaged, incomplete, or of another format)."""
+
+
+class CheckpointVersionError(CheckpointError):
+    """A checkpoint written for another format or observation/action layout version."""
+
+
+def write_checkpoint(path: str | os.PathLike[str], tensors: Mapping[str, np.ndarray], metadata: Mapping[str, Any]) -> None:
+    """Write tensors and metadata in the checkpoint format (atomically: a temp file, then a rename)."""
+    from safetensors.numpy import save_file
+
+    meta = {"format": FORMAT, "format_version": FORMAT_VERSION, "observation_version": OBSERVATION_VERSION,
+            "num_actions": NUM_ACTIONS, **metadata}
+    arrays = {k: np.ascontiguousarray(v, dtype=np.float32) for k, v in tensors.items()}
+    _check_layout(arrays, meta)  # never write a file that load() would refuse
+    tmp = f"{os.fspath(path)}.tmp"
+    save_file(arrays, tmp, metadata={METADATA_KEY: json.dumps(meta, sort_keys=True)})
+    os.replace(tmp, path)
+
+
+def read_checkpoint(path: str | os.PathLike[str]) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+    """Read and validate a checkpoint: ``(tensors, metadata)``; raises ``CheckpointError``."""
+    from safetensors import safe_open
+
+    try:
+        with safe_open(os.fspath(path), framework="numpy") as handle:
+            header = handle.metadata() or {}
+            tensors = {k: handle.get_tensor(k) for k in handle.keys()}  # noqa: SIM118 (not a dict)
+    except FileNotFoundError:
+        raise
+    except Exception as err:  # safetensors raises its own SafetensorError, or OSError, on a damaged file
+        raise CheckpointError(f"{os.fspath(path)} is not a readable safetensors checkpoint: {err}") from None
+    if METADATA_KEY not in header:
+        raise CheckpointError(f"{os.fspath(path)} has no {METADATA_KEY!r} metadata: not a uno_env PPO checkpoint")
+    try:
+        meta = json.loads(header[METADATA_KEY])
+    except json.JSONDecodeError as err:
+        raise CheckpointError(f"{os.fspath(path)}: its metadata is not valid JSON ({err})") from None
+    if not isinstance(meta, dict):
+        raise CheckpointError(f"{os.fspath(path)}: its metadata is not a JSON object")
+    _check_layout(tensors, meta, source=os.fspath(path))
+    return tensors, meta
+
+
+def _check_layout(tensors: Mapping[str, np.ndarray], meta: Mapping[str, Any], source: str = "checkpoint") -> None:
+    """Raise CheckpointError unless the tensors and metadata describe a network this code can run."""
+    if meta.get("format") != FORMAT:
+        raise CheckpointError(f"{source}: format {meta.get('format')!r}, expected {FORMAT!r}")
+    for key, expected in (("format_version", FORMAT_VERSION), ("observation_version", OBSERVATION_VERSION),
+                          ("num_actions", NUM_ACTIONS)):
+        if meta.get(key) != expected:
+            raise CheckpointVersionError(
+                f"{source}: {key} {meta.get(key)!r}, but this uno_env reads {key} {expected}; "
+                "use the uno_env version it was trained with, or retrain"
+            )
+    try:
+        max_players = int(meta["max_players"])
+        hidden = [int(h) for h in meta["hidden"]]
+        activation = meta["activation"]
+    except (KeyError, TypeError, ValueError) as err:
+        raise CheckpointError(f"{source}: metadata lacks or mangles {err}") from None
+    if activation not in ACTIVATIONS:
+        raise CheckpointError(f"{source}: activation {activation!r}, expected one of {ACTIVATIONS}")
+    size = observation_size(max_players)
+    if meta.get("observation_size") != size:
+        raise CheckpointVersionError(f"{source}: observation_size {meta.get('observation_size')!r}, "
+                                     f"expected {size} for max_players={max_players}")
+    expected_shapes = {"obs_scale": (size,)}
+    width = size
+    for i, h in enumerate(hidden):
+        expected_shapes[f"hidden.{i}.weight"] = (h, width)
+        expected_shapes[f"hidden.{i}.bias"] = (h,)
+        width = h
+    expected_shapes["action.weight"] = (NUM_ACTIONS, width)
+    expected_shapes["action.bias"] = (NUM_ACTIONS,)
+    if set(tensors) != set(expected_shapes):
+        raise CheckpointError(f"{source}: tensors {sorted(tensors)}, expected {sorted(expected_shapes)}")
+    for name, shape in expected_shapes.items():
+        array = tensors[name]
+        if tuple(array.shape) != shape or array.dtype != np.float32:
+            raise CheckpointError(f"{source}: tensor {name} is {array.dtype}{tuple(array.shape)}, "
+                                  f"expected float32{shape}")
+        if not np.all(np.isfinite(array)):
+            raise CheckpointError(f"{source}: tensor {name} holds NaN or infinite values")
+
+
+class PPOAgent(Agent):
+    """A policy network from a checkpoint (see the module docstring), run in numpy."""
+
+    name: ClassVar[str] = "ppo"
+    needs_observation: ClassVar[bool] = True
+
+    def __init__(self, tensors: Mapping[str, np.ndarray], metadata: Mapping[str, Any], deterministic: bool = True,
+                 seed: int | None = None, label: str | None = None) -> None:
+        _check_layout(tensors, metadata)
+        self.metadata = dict(metadata)
+        self.deterministic = deterministic
+        self.label = label or "ppo"
+        self._scale = np.asarray(tensors["obs_scale"], np.float32)
+        hidden = self.metadata["hidden"]
+        # Stored transposed (in x out) so a batch is ``x @ w``.
+        self._layers = [(np.ascontiguousarray(tensors[f"hidden.{i}.weight"].T), tensors[f"hidden.{i}.bias"])
+                        for i in range(len(hidden))]
+        self._out = (np.ascontiguousarray(tensors["action.weight"].T), tensors["action.bias"])
+        self._relu = self.metadata["activation"] == "relu"
+        self._seed = seed
+        self._rng = np.random.default_rng(seed)
+
+    @classmethod
+    def load(cls, path: str | os.PathLike[str], deterministic: bool = True, seed: int | None = None,
+             label: str | None = None) -> PPOAgent:
+        """Load a checkpoint file; raises ``CheckpointError`` (``CheckpointVersionError``) or FileNotFoundError."""
+        tensors, meta = read_checkpoint(path)
+        return cls(tensors, meta, deterministic=deterministic, seed=seed,
+                   label=label or os.path.splitext(os.path.basename(os.fspath(path)))[0])
+
+    @classmethod
+    def from_spec(cls, path: str | None = None, deterministic: bool = True, seed: int | None = None) -> PPOAgent:
+        """For ``make_agent("ppo:path=...")``: a checkpoint path, relative paths also tried from the repository
+        root; no path: the shipped universal policy."""
+        if path is None:
+            return cls.load(SHIPPED_DIR / "universal.safetensors", deterministic=deterministic, seed=seed)
+        candidate = Path(path)
+        if not candidate.exists() and not candidate.is_absolute() and (SHIPPED_DIR.parent / candidate).exists():
+            candidate = SHIPPED_DIR.parent / candidate
+        return cls.load(candidate, deterministic=deterministic, seed=seed)
+
+    @property
+    def max_players(self) -> int:
+        """The largest table the network's observation covers."""
+        return int(self.metadata["max_players"])
+
+    def logits(self, observations: np.ndarray) -> np.ndarray:
+        """Unmasked action logits for one observation ``(size,)`` or a batch ``(B, size)``."""
+        x = np.asarray(observations, np.float32) * self._scale
+        for weight, bias in self._layers:
+            x = x @ weight + bias
+            x = np.maximum(x, 0.0) if self._relu else np.tanh(x)
+        weight, bias = self._out
+        return x @ weight + bias  # type: ignore[no-any-return]
+
+    def choose(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """Actions for a batch of observations and masks (argmax, or sampled when not deterministic)."""
+        logits = self.logits(np.atleast_2d(observations))
+        legal = np.atleast_2d(masks).astype(bool)
+        if not legal.any(axis=1).all():
+            raise ValueError("every row of masks needs at least one legal action")
+        logits = np.where(legal, logits, -np.inf)
+        if self.deterministic:
+            return logits.argmax(axis=1)  # type: ignore[no-any-return]
+        probs = np.exp(logits - logits.max(axis=1, keepdims=True))
+        probs /= probs.sum(axis=1, keepdims=True)
+        cumulative = probs.cumsum(axis=1)
+        draws = (1.0 - self._rng.random((len(probs), 1))) * cumulative[:, -1:]  # in (0, total]
+        return np.minimum((cumulative < draws).sum(axis=1), NUM_ACTIONS - 1)  # type: ignore[no-any-return]
+
+    def act(self, observation: Mapping[str, Any] | None, info: Mapping[str, Any]) -> int:
+        """The policy's action for this decision (always legal)."""
+        if observation is None or "observation" not in observation:
+            raise ValueError("PPOAgent needs observation['observation'] (the encoder's vector)")
+        vector = np.asarray(observation["observation"])
+        if vector.shape != self._scale.shape:
+            raise ValueError(f"PPOAgent expects an observation of shape {self._scale.shape} "
+                             f"(max_players={self.max_players}), got {vector.shape}")
+        mask = observation.get("action_mask")
+        if mask is None:
+            mask = np.zeros(NUM_ACTIONS, np.int8)
+            mask[list(info["legal_action_ids"])] = 1
+        if not self.deterministic:  # one draw from the generator per decision, forced ones included
+            return int(self.choose(vector, np.asarray(mask))[0])
+        legal = np.flatnonzero(mask)
+        if len(legal) == 0:
+            raise ValueError("no legal action to choose from")
+        if len(legal) == 1:
+            return int(legal[0])
+        # One decision: the argmax over the legal ids, without building a masked copy.
+        return int(legal[int(np.argmax(self.logits(vector)[legal]))])
+
+    def seed(self, seed: int | None) -> None:
+        """Reseed the sampling generator (only used when not deterministic)."""
+        self._seed = seed
+        self._rng = np.random.default_rng(seed)
+
+    def __repr__(self) -> str:
+        return f"PPOAgent(label={self.label!r}, deterministic={self.deterministic})"

@@ -1,0 +1,455 @@
+"""``uno-env play``: the real program driven through a pseudo-terminal (pexpect).
+
+Games are kept short and deterministic: a fixed ``--seed`` or a saved position
+(``tests.helpers.position``) loaded with ``--load``, a low target, rule-agent opponents
+(deterministic), and prompts answered by script (option 1) until the game-over line.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import re
+import shutil
+import sys
+from pathlib import Path
+
+import pexpect
+import pytest
+
+import agents
+from agents import RandomAgent, RuleAgent
+from tests.helpers import position
+from uno_env.core import EDITIONS, Game
+from uno_env.core import actions as A
+from uno_env.play import ForgetfulAgent, default_checkpoint, make_opponent, split_specs
+
+PROMPT = "your move> "
+ROUND_PROMPT = "press Enter for the next round> "
+TIMEOUT = 20
+
+
+def _command() -> list[str]:
+    script = Path(sys.executable).with_name("uno-env")
+    if script.exists():
+        return [str(script), "play"]
+    found = shutil.which("uno-env")
+    if found:
+        return [found, "play"]
+    return [sys.executable, "-m", "uno_env.play"]
+
+
+def spawn(*args: str, color: bool = False, cwd: Path | None = None) -> pexpect.spawn:
+    """Start ``uno-env play`` in a pseudo-terminal (plain text unless ``color``)."""
+    env = {k: v for k, v in os.environ.items() if k != "NO_COLOR"}
+    env["TERM"] = "xterm-256color" if color else "dumb"
+    env["COLUMNS"] = "200"
+    argv = _command() + ["--opponents", "rule", "--delay", "0", *args]
+    if not color:
+        argv.append("--no-color")
+    child = pexpect.spawn(argv[0], argv[1:], env=env, encoding="utf-8", timeout=TIMEOUT,
+                          dimensions=(50, 200), cwd=str(cwd) if cwd else None)
+    child.delaybeforesend = None  # answers are scripted; no need to wait for a human's pace
+    child.logfile_read = io.StringIO()  # the whole transcript: child.logfile_read.getvalue()
+    return child
+
+
+def drive(child: pexpect.spawn, answer: str = "1", max_prompts: int = 3000) -> str:
+    """Answer every prompt with ``answer`` (Enter between rounds) until the game is over."""
+    out = []
+    for _ in range(max_prompts):
+        i = child.expect_exact([PROMPT, ROUND_PROMPT, pexpect.EOF])
+        out.append(child.before)
+        if i == 0:
+            child.sendline(answer)
+        elif i == 1:
+            child.sendline("")
+        else:
+            child.close()
+            return "".join(out)
+    raise AssertionError("the game did not end")
+
+
+def saved_game(tmp_path: Path, game: Game, name: str = "position.json") -> Path:
+    path = tmp_path / name
+    path.write_text(json.dumps(game.to_dict()))
+    return path
+
+
+def hand_line(text: str) -> str:
+    return re.findall(r"Your hand: [^\r\n]*", text)[-1]
+
+
+# ---------------------------------------------------------------------- whole games
+def test_play_whole_scripted_game_to_the_target_score() -> None:
+    child = spawn("--seed", "3", "--target", "30")
+    transcript = drive(child)
+    assert child.exitstatus == 0
+    assert "Traceback" not in transcript
+    assert "Seed 3" in transcript
+    assert "== UNO - round 1 - first to 30 points ==" in transcript
+    assert "Round 1 over:" in transcript  # the scoring summary after the round
+    assert re.search(r"player 0 \(you\): \d+ cards? left", transcript)
+    assert "GAME OVER:" in child.before
+    assert "\x1b[" not in transcript  # --no-color: plain text
+
+
+def test_play_seed_reproduces_the_game() -> None:
+    first = spawn("--seed", "11", "--target", "1", "--players", "3")
+    second = spawn("--seed", "11", "--target", "1", "--players", "3")
+    one, two = drive(first), drive(second)
+    assert one == two
+    assert first.before == second.before  # the same game-over line
+
+
+@pytest.mark.parametrize(
+    ("edition", "hand", "moves", "expected"),
+    [
+        ("classic", ["W", "R1", "Y2", "G3", "B4", "B5", "B6"], [("play W", "You play W"), ("blue", "You name blue")],
+         []),
+        ("monster_high", ["WU", "B1", "B2", "B3", "G3", "G4", "P5"],
+         [("play WU", 'You play WU - "Urrrhhh!"'), ("give blue", '"Urrrhhh!" You give B1 to player 1'),
+          ("green", "You name green")],
+         ['"Urrrhhh!" You give B2 to player 2', '"Urrrhhh!" You give B3 to player 3']),
+        ("angry_birds", ["WK", "R1", "Y2", "G3", "B4", "B5", "B6"],
+         [("play WK", "You play WK - King Pig deals!"), ("red", "You name red")],
+         ["King Pig deals G1 to player 1", "King Pig deals Y2 to player 2",
+          "King Pig deals R3 to player 3 - red: the deal stops"]),
+        ("masters_of_the_universe", ["WG", "R1", "B2", "G3", "P4", "P5", "P6"],
+         [("play WG", 'You play WG - "By the power of Greyskull... I have the power!"'),
+          ("purple", "You name purple")],
+         ["By the power of Greyskull, player 1 draws 3 cards", "By the power of Greyskull, player 3 draws 3 cards"]),
+    ],
+)
+def test_play_every_edition_with_its_flavour(tmp_path: Path, edition: str, hand: list[str],
+                                             moves: list[tuple[str, str]], expected: list[str]) -> None:
+    ed = EDITIONS[edition]
+    top = ed.letters[0] + "7"
+    draw = ["G1", "Y2", "R3"] if edition == "angry_birds" else []
+    game = position(edition, 4, hands={0: hand}, discard=[top], draw=draw, target_score=1)
+    child = spawn("--load", str(saved_game(tmp_path, game)))
+    child.expect_exact(PROMPT)
+    assert f"== {ed.title} - round 1 - first to 1 points ==" in child.before
+    for answer, reply in moves:
+        child.sendline(answer)
+        child.expect_exact(reply)
+    child.expect_exact(PROMPT)
+    for line in expected:
+        assert line in child.logfile_read.getvalue()
+    if edition == "monster_high":  # the cards the human gave away are known and shown
+        assert re.search(r"player 3 +rule .*you know: B3", child.logfile_read.getvalue())
+    child.sendline("1")
+    rest = drive(child)
+    assert child.exitstatus == 0
+    assert "GAME OVER:" in child.before
+    assert "Traceback" not in rest
+
+
+@pytest.mark.parametrize(
+    ("flags", "marker"),
+    [
+        (["--teams", "--stacking", "--seven-zero", "--draw-until-playable", "--target", "50"], "team A"),
+        (["--elimination", "--players", "3", "--target", "60"], "(elimination)"),
+        (["--uno-call", "auto", "--no-bluff", "--scoring", "lowest", "--target", "50"], "(lowest total wins)"),
+        (["--players", "2", "--target", "40", "--seat", "1", "--forgetful", "0.5", "--uno-prompt"], "you are player 1"),
+    ],
+)
+def test_play_rule_options_as_flags_play_to_the_end(flags: list[str], marker: str) -> None:
+    child = spawn("--seed", "4", *flags)
+    transcript = drive(child)
+    assert child.exitstatus == 0
+    assert "GAME OVER:" in child.before
+    assert marker in transcript
+    assert "Traceback" not in transcript
+
+
+def test_play_never_shows_hidden_cards(tmp_path: Path) -> None:
+    nines = ["Y9", "Y9", "G9", "G9", "B9", "B9", "R9"]
+    game = position("classic", 3, hands={0: ["R1", "R2", "G3", "G4", "B5", "B6", "Y7"], 1: nines}, discard=["R8"],
+                    draw=["Y1"])
+    child = spawn("--load", str(saved_game(tmp_path, game)))
+    child.expect_exact(PROMPT)
+    child.sendline("draw")  # the others' turns follow; their cards stay hidden unless played
+    child.expect_exact(PROMPT)
+    screen = child.logfile_read.getvalue()
+    played = set(re.findall(r"Player 1 plays (\w+)", screen))
+    for code in set(nines) - played:
+        assert code not in screen
+    assert "Player 1 draws a card" in screen or played  # others' draws are counted, not shown
+    child.sendline("quit")
+
+
+# ---------------------------------------------------------------------- input
+def test_play_invalid_input_reprompts_and_changes_nothing() -> None:
+    child = spawn("--seed", "3", "--target", "30")
+    child.expect_exact(PROMPT)
+    before = hand_line(child.before)
+    for bad, message in [("play Z9", "Cannot read 'play Z9'"), ("99", "There is no option 99"),
+                         ("", "Empty input"), ("play G9", "'play G9' is not one of your options now")]:
+        child.sendline(bad)
+        child.expect_exact(message)
+        child.expect_exact(PROMPT)
+        assert "nothing was changed" in child.before
+    child.sendline("show")
+    child.expect_exact(PROMPT)
+    assert hand_line(child.before) == before
+    child.sendline("help")
+    child.expect_exact("Commands: help, show")
+    child.sendline("play R7")  # typed text works as well as a number
+    child.expect_exact("You play R7")
+    child.sendline("quit")
+    child.expect_exact("Goodbye.")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
+
+
+def test_play_ctrl_c_exits_cleanly() -> None:
+    child = spawn("--seed", "3")
+    child.expect_exact(PROMPT)
+    child.sendintr()
+    child.expect_exact("Interrupted: goodbye")
+    child.expect(pexpect.EOF)
+    assert "Traceback" not in child.before
+    child.close()
+    assert child.exitstatus == 130
+
+
+def test_play_colors_by_default_and_plain_with_no_color() -> None:
+    child = spawn("--seed", "3", color=True)
+    child.expect_exact(PROMPT)
+    assert "\x1b[" in child.before  # rich styles the cards
+    child.sendline("quit")
+    child.expect(pexpect.EOF)
+    plain = spawn("--seed", "3")
+    plain.expect_exact(PROMPT)
+    assert "\x1b[" not in plain.before
+    assert "Your hand: R7 Y2 Y6 GD B0 BR W4" in plain.before  # sorted by color then rank
+    plain.sendline("quit")
+    plain.expect(pexpect.EOF)
+
+
+# ---------------------------------------------------------------------- save and load
+def test_play_save_and_load_resume_the_game(tmp_path: Path) -> None:
+    path = tmp_path / "game.json"
+    child = spawn("--seed", "5", "--target", "40", "--players", "3", cwd=tmp_path)
+    child.expect_exact(PROMPT)
+    child.sendline("1")
+    child.expect_exact(PROMPT)
+    before = hand_line(child.before)
+    child.sendline(f"save {path}")
+    child.expect_exact(f"Saved to {path}")
+    child.sendline("save")  # the default file, in the working directory
+    child.expect_exact("Saved to uno-save.json")
+    child.sendline("quit")
+    child.expect(pexpect.EOF)
+    data = json.loads(path.read_text())
+    assert data["format"] == "uno_env.play" and data["human_seat"] == 0
+    assert data["opponents"] == ["rule", "rule"]
+    game = Game.from_dict(data["game"])  # the game itself is Game.to_dict()
+    assert game.to_dict() == data["game"]
+    assert (tmp_path / "uno-save.json").exists()
+
+    resumed = spawn("--load", str(path))
+    resumed.expect_exact(PROMPT)
+    assert hand_line(resumed.before) == before
+    assert hand_line(resumed.before) == "Your hand: " + " ".join(game.view(0)["hand"])
+    resumed.sendline("1")
+    drive(resumed)
+    assert resumed.exitstatus == 0
+    assert "GAME OVER:" in resumed.before
+
+
+def test_play_load_rejects_a_bad_file_cleanly(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"format": "uno_env.game", "hands": 3}')
+    child = spawn("--load", str(bad))
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 2
+    assert "is not a saved game" in child.before and "Traceback" not in child.before
+
+
+# ---------------------------------------------------------------------- decisions
+def test_rule_5_1_human_who_forgets_uno_is_caught(tmp_path: Path) -> None:
+    game = position("classic", 4, hands={0: ["R5", "G1"]}, discard=["R7"], target_score=500)
+    child = spawn("--load", str(saved_game(tmp_path, game)))
+    child.expect_exact(PROMPT)
+    child.sendline("play R5")
+    child.expect_exact("You do not call UNO!")
+    child.expect_exact("Player 1 catches you not calling UNO: 2 cards")
+    child.expect_exact("You draw ")
+    child.sendline("quit")
+
+
+def test_rule_5_1_human_calls_uno_with_the_play(tmp_path: Path) -> None:
+    game = position("classic", 4, hands={0: ["R5", "G1"]}, discard=["R7"])
+    child = spawn("--load", str(saved_game(tmp_path, game)))
+    child.expect_exact(PROMPT)
+    child.sendline("uno")  # said first, alone
+    child.expect_exact("UNO! (it counts if this turn leaves you with one card)")
+    child.sendline("play R5")
+    child.expect_exact("You call UNO!")
+    child.expect_exact(PROMPT)
+    assert "catches you" not in child.before
+    assert re.search(r"player 0 +you +1 card +0 points.*UNO!", child.before)
+    child.sendline("quit")
+
+
+def test_rule_5_2_human_catches_a_forgetful_opponent(tmp_path: Path) -> None:
+    game = position("classic", 4, hands={1: ["R5", "G1"]}, discard=["R7"], current=1)
+    child = spawn("--load", str(saved_game(tmp_path, game)), "--seat", "2", "--forgetful", "1")
+    child.expect_exact("Player 1 has one card and did not call UNO!")
+    child.expect_exact("1) catch (player 1 did not call UNO: 2 cards)")
+    child.expect_exact(PROMPT)
+    child.sendline("1")
+    child.expect_exact("You catch player 1 not calling UNO: 2 cards")
+    child.sendline("quit")
+
+
+def test_rule_5_4_human_challenges_a_wild_draw_four(tmp_path: Path) -> None:
+    game = position("classic", 4, hands={1: ["W4", "B2"]}, discard=["R7"], current=1)
+    child = spawn("--load", str(saved_game(tmp_path, game)), "--seat", "2")
+    child.expect_exact("Player 1 played a Wild Draw Four on you (the color before it was red)")
+    child.expect_exact("1) challenge (player 1 played W4 on red)")
+    child.expect_exact(PROMPT)
+    child.sendline("challenge")
+    child.expect_exact("Player 1 was not bluffing")
+    child.expect_exact("Player 1 shows you their hand: B2")
+    child.expect_exact("You draw ")
+    child.sendline("quit")
+
+
+def test_rule_7_4_seven_zero_swap_shows_whose_hand(tmp_path: Path) -> None:
+    game = position("classic", 3, hands={0: ["R7", "G1", "G2"], 1: ["B1", "B2", "B3", "B4"]},
+                    discard=["R5"], seven_zero=True)
+    child = spawn("--load", str(saved_game(tmp_path, game)))
+    child.expect_exact(PROMPT)
+    child.sendline("play R7")
+    child.expect_exact("1) swap +1 (player 1, 4 cards)")
+    child.expect_exact(PROMPT)
+    child.sendline("swap +1")
+    child.expect_exact("You swap hands with player 1")
+    child.sendline("quit")
+
+
+# ---------------------------------------------------------------------- opponents
+def test_play_default_ppo_falls_back_to_rule_without_a_checkpoint(tmp_path: Path) -> None:
+    child = pexpect.spawn(_command()[0], _command()[1:] + ["--no-color", "--seed", "3", "--checkpoints", str(tmp_path)],
+                          encoding="utf-8", timeout=TIMEOUT, dimensions=(50, 200))
+    child.logfile_read = io.StringIO()
+    child.expect_exact("Notice: no shipped PPO checkpoint in")
+    child.expect_exact("player 1: rule, player 2: rule, player 3: rule")
+    child.expect_exact(PROMPT)
+    assert child.logfile_read.getvalue().count("Notice:") == 1  # one line, not one per opponent
+    child.sendline("quit")
+
+
+def _tiny_checkpoint(path: Path, max_players: int) -> Path:
+    """A random (untrained) policy in the real checkpoint format, small enough to write in a test."""
+    import numpy as np
+
+    from agents.ppo_agent import write_checkpoint
+    from uno_env.observation import NUM_ACTIONS, observation_size
+
+    rng = np.random.default_rng(0)
+    size = observation_size(max_players)
+    tensors = {"obs_scale": np.ones(size, np.float32),
+               "hidden.0.weight": rng.normal(0, 0.3, (8, size)).astype(np.float32),
+               "hidden.0.bias": np.zeros(8, np.float32),
+               "action.weight": rng.normal(0, 0.3, (NUM_ACTIONS, 8)).astype(np.float32),
+               "action.bias": np.zeros(NUM_ACTIONS, np.float32)}
+    meta = {"max_players": max_players, "observation_size": size, "hidden": [8], "activation": "tanh",
+            "editions": list(EDITIONS), "num_players": [2, 3, 4], "steps": 0, "seed": 0, "config": {}}
+    write_checkpoint(path, tensors, meta)
+    return path
+
+
+def test_play_default_opponents_play_the_shipped_ppo_checkpoint(tmp_path: Path) -> None:
+    _tiny_checkpoint(tmp_path / "universal.safetensors", max_players=4)
+    argv = _command() + ["--no-color", "--delay", "0", "--seed", "2", "--target", "1", "--players", "3",
+                         "--checkpoints", str(tmp_path), "--opponents", "ppo,rule"]
+    child = pexpect.spawn(argv[0], argv[1:], encoding="utf-8", timeout=TIMEOUT, dimensions=(50, 200))
+    child.delaybeforesend = None
+    child.expect_exact("player 1: ppo, player 2: rule")
+    transcript = drive(child)
+    assert child.exitstatus == 0 and "GAME OVER:" in child.before
+    assert "Notice" not in transcript and "Traceback" not in transcript
+    assert re.search(r"Player 1 (plays|draws)", transcript)
+
+
+def test_play_ppo_uses_the_shipped_checkpoint(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    class FakePPO(RandomAgent):
+        loaded: list[str] = []
+
+        @classmethod
+        def load(cls, path: str) -> FakePPO:
+            cls.loaded.append(path)
+            return cls()
+
+    (tmp_path / "universal.zip").write_text("weights")
+    monkeypatch.setattr(agents, "PPOAgent", FakePPO, raising=False)
+    notices: list[str] = []
+    agent, label = make_opponent("ppo", tmp_path, notices)
+    assert isinstance(agent, FakePPO) and label == "ppo" and notices == []
+    assert FakePPO.loaded == [str(tmp_path / "universal.zip")]
+    agent, label = make_opponent(f"ppo:{tmp_path / 'universal.zip'}", tmp_path / "none", notices)
+    assert isinstance(agent, FakePPO)
+    with pytest.raises(ValueError, match="does not exist"):
+        make_opponent(f"ppo:{tmp_path / 'missing.zip'}", tmp_path, notices)
+
+
+def test_play_ppo_falls_back_when_the_checkpoint_cannot_load(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    class BrokenPPO:
+        @classmethod
+        def load(cls, path: str) -> None:
+            raise RuntimeError("torch is not installed")
+
+    (tmp_path / "universal.pt").write_text("weights")
+    monkeypatch.setattr(agents, "PPOAgent", BrokenPPO, raising=False)
+    notices: list[str] = []
+    agent, label = make_opponent("ppo", tmp_path, notices)
+    assert isinstance(agent, RuleAgent) and label == "rule"
+    assert len(notices) == 1 and "torch is not installed" in notices[0]
+    assert default_checkpoint(tmp_path / "nowhere") is None
+
+
+def test_play_opponent_specs_split_on_commas_keep_agent_options() -> None:
+    assert split_specs("ppo,rule,rule") == ["ppo", "rule", "rule"]
+    assert split_specs("rule:challenge=false,urrrhhh_min=3,random") == [
+        "rule:challenge=false,urrrhhh_min=3", "random"]
+    assert split_specs("random*2,rule") == ["random", "random", "rule"]
+
+
+def test_play_forgetful_wrapper_forgets_uno_with_probability_p() -> None:
+    info = {**_minimal_view(), "legal_action_ids": [A.UNO, A.NO_UNO], "phase": "uno"}
+    always = ForgetfulAgent(RuleAgent(), 1.0, seed=1)
+    never = ForgetfulAgent(RuleAgent(), 0.0, seed=1)
+    assert always.act(None, info) == A.NO_UNO
+    assert never.act(None, info) == A.UNO
+    half = ForgetfulAgent(RuleAgent(), 0.5, seed=2)
+    calls = [half.act(None, info) for _ in range(200)]
+    assert 60 < calls.count(A.NO_UNO) < 140
+    play_info = {"legal_action_ids": [A.DRAW], "phase": "play"}
+    assert always.act(None, {**_minimal_view(), **play_info}) == A.DRAW  # only UNO calls are forgotten
+    with pytest.raises(ValueError):
+        ForgetfulAgent(RuleAgent(), 1.5)
+
+
+def _minimal_view() -> dict[str, object]:
+    game = position("classic", 2, hands={0: ["G1"]}, discard=["R7"])
+    return dict(game.view(0))
+
+
+def test_play_rejects_bad_options() -> None:
+    for args, message in [(["--players", "4", "--opponents", "rule,rule"], "needs 1 or 3 specs"),
+                          (["--seat", "7"], "--seat must be 0..3"),
+                          (["--teams", "--players", "3"], "teams needs an even number"),
+                          (["--opponents", "nobody"], "unknown agent 'nobody'")]:
+        child = pexpect.spawn(_command()[0], _command()[1:] + ["--no-color", *args], encoding="utf-8",
+                              timeout=TIMEOUT)
+        child.expect(pexpect.EOF)
+        child.close()
+        assert child.exitstatus == 2, args
+        assert message in child.before, (args, child.before)
