@@ -1,0 +1,338 @@
+"""Training configs: YAML files read into typed dataclasses, checked strictly on load.
+
+A config is a YAML mapping with the sections below (every key optional; defaults shown by
+``uno-env train --print-default-config``). An unknown key, a value of the wrong type, an
+unknown edition, an impossible table size or an invalid rule option raises ``ConfigError``
+at once, naming the key (``ppo.learning_rate``, ``env.edition``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import types
+import typing
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Union
+
+from uno_env.core import EDITIONS
+from uno_env.core.rules import Rules, option_names
+
+__all__ = ["ConfigError", "EnvConfig", "EvalConfig", "Matchup", "PPOConfig", "PoolConfig", "TrainConfig",
+           "load_config", "config_from_dict"]
+
+
+class ConfigError(ValueError):
+    """A config that cannot be used; the message names the offending key."""
+
+
+@dataclass
+class EnvConfig:
+    """What the learner plays: each rule option fixed, or a list sampled uniformly per episode."""
+
+    edition: str | list[str] = "classic"
+    """An edition name, a list of names, or ``all`` (every edition)."""
+    num_players: int | list[int] = 2
+    """Table size, or a list of sizes (repeat a size to weight it)."""
+    episode: str = "round"
+    """``round`` (one deal per episode) or ``game`` (to the target score)."""
+    reward: str = "win"
+    """``win`` or ``score`` (see ``uno_env.env``)."""
+    max_turns: int = 600
+    """Decisions (all seats) before an episode is truncated and bootstrapped."""
+    max_players: int = 10
+    """Observation width; 10 lets one network play every table size."""
+    rules: dict[str, Any] = field(default_factory=dict)
+    """Other ``Rules`` options (``uno_call``, ``stacking``, ...), each a value or a list of values."""
+
+    def editions(self) -> list[str]:
+        """The editions sampled, in order, without repeats."""
+        chosen = list(EDITIONS) if self.edition == "all" else self.edition
+        return list(dict.fromkeys([chosen] if isinstance(chosen, str) else chosen))
+
+    def table_sizes(self) -> list[int]:
+        """The table sizes sampled, sorted, without repeats."""
+        return sorted(set([self.num_players] if isinstance(self.num_players, int) else self.num_players))
+
+
+@dataclass
+class PPOConfig:
+    """MaskablePPO's hyperparameters and the network."""
+
+    n_envs: int = 8
+    """Environments stepped together (split across the vec-env workers)."""
+    vec_env: str = "dummy"
+    """``dummy`` (one process) or ``subproc`` (one process per env)."""
+    n_steps: int = 256
+    """Steps per env per rollout."""
+    batch_size: int = 512
+    n_epochs: int = 4
+    learning_rate: float = 3e-4
+    gamma: float = 0.99
+    gae_lambda: float = 0.95
+    clip_range: float = 0.2
+    ent_coef: float = 0.01
+    vf_coef: float = 0.5
+    max_grad_norm: float = 0.5
+    hidden: list[int] = field(default_factory=lambda: [128, 128])
+    """Hidden layer widths of the policy (the value network has the same shape)."""
+    activation: str = "tanh"
+    """``tanh`` or ``relu``."""
+
+
+@dataclass
+class PoolConfig:
+    """Who the learner plays: baselines and frozen past snapshots of itself, drawn per seat per episode."""
+
+    baselines: list[str] = field(default_factory=lambda: ["rule", "random"])
+    """Agent specs (``agents.make_agent``) always in the pool."""
+    baseline_share: float = 0.3
+    """Chance that a seat gets a baseline once snapshots exist (before that: always)."""
+    latest_share: float = 0.5
+    """Of the snapshot draws, the chance of the newest snapshot (else uniform over the older ones)."""
+    snapshot_every: int = 50_000
+    """Learner steps between snapshots added to the pool."""
+    size: int = 10
+    """Most snapshots kept (the oldest is dropped)."""
+    baseline_only_steps: int = 0
+    """Learner steps played against baselines only before self-play starts."""
+    deterministic: bool = False
+    """Whether snapshots play their argmax (else they sample from their policy)."""
+
+
+@dataclass
+class Matchup:
+    """One periodic evaluation: the learner in one seat, ``opponent`` in every other."""
+
+    edition: str = "classic"
+    num_players: int = 2
+    opponent: str = "rule"
+
+
+@dataclass
+class EvalConfig:
+    """Periodic evaluation through the tournament harness (seat rotation, duplicate deals)."""
+
+    every: int = 50_000
+    """Learner steps between evaluations (0: only at the end)."""
+    games: int = 400
+    """Games per matchup."""
+    matchups: list[Matchup] = field(default_factory=lambda: [
+        Matchup("classic", 2, "rule"), Matchup("classic", 4, "rule"), Matchup("classic", 2, "random")])
+    """The best checkpoint maximises the mean of win rate / chance over these."""
+    seed: int = 12345
+    workers: int = 1
+    max_decisions: int = 2000
+    """A round still running after this many decisions is abandoned (won by nobody)."""
+
+
+@dataclass
+class TrainConfig:
+    """A whole training run."""
+
+    name: str = "run"
+    """Run name: output goes to ``runs/<name>`` unless ``run_dir`` is given."""
+    seed: int = 0
+    """Seeds everything (Python, numpy, torch, envs, opponents)."""
+    total_steps: int = 1_000_000
+    """Learner decisions to train for."""
+    run_dir: str = ""
+    checkpoint_every: int = 50_000
+    """Learner steps between resume checkpoints and ``last`` exports."""
+    torch_threads: int = 1
+    progress_bar: bool = True
+    tensorboard: bool = True
+    env: EnvConfig = field(default_factory=EnvConfig)
+    ppo: PPOConfig = field(default_factory=PPOConfig)
+    pool: PoolConfig = field(default_factory=PoolConfig)
+    eval: EvalConfig = field(default_factory=EvalConfig)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain data (what is saved with every checkpoint)."""
+        return dataclasses.asdict(self)
+
+    def output_dir(self) -> Path:
+        """Where this run writes."""
+        return Path(self.run_dir or f"runs/{self.name}")
+
+
+# ---------------------------------------------------------------------- strict loading
+def load_config(path: str | Path, overrides: dict[str, Any] | None = None) -> TrainConfig:
+    """Read a YAML config; ``overrides`` maps dotted keys (``ppo.n_envs``) to values; raises ConfigError."""
+    import yaml
+
+    try:
+        data = yaml.safe_load(Path(path).read_text(encoding="utf-8")) or {}
+    except yaml.YAMLError as err:
+        raise ConfigError(f"{path}: not valid YAML: {err}") from None
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path}: the top level must be a mapping of keys")
+    for dotted, value in (overrides or {}).items():
+        node = data
+        *parents, last = dotted.split(".")
+        for part in parents:
+            node = node.setdefault(part, {})
+        node[last] = value
+    try:
+        return config_from_dict(data)
+    except ConfigError as err:
+        raise ConfigError(f"{path}: {err}") from None
+
+
+def config_from_dict(data: dict[str, Any]) -> TrainConfig:
+    """Build and check a TrainConfig from plain data; raises ConfigError naming the key."""
+    config = _build(TrainConfig, data, "")
+    _check_semantics(config)
+    return config
+
+
+def _build(cls: Any, data: Any, prefix: str) -> Any:
+    if not isinstance(data, dict):
+        raise ConfigError(f"{prefix.rstrip('.') or 'config'}: expected a mapping, got {type(data).__name__}")
+    hints = typing.get_type_hints(cls)
+    names = {f.name for f in dataclasses.fields(cls)}
+    for key in data:
+        if key not in names:
+            raise ConfigError(f"unknown key {prefix}{key!s} (known: {', '.join(sorted(names))})")
+    values = {key: _convert(hints[key], value, f"{prefix}{key}") for key, value in data.items()}
+    return cls(**values)
+
+
+def _convert(hint: Any, value: Any, key: str) -> Any:
+    origin = typing.get_origin(hint)
+    if dataclasses.is_dataclass(hint):
+        return _build(hint, value, key + ".")
+    if origin in (Union, types.UnionType):
+        errors = []
+        for option in typing.get_args(hint):
+            try:
+                return _convert(option, value, key)
+            except ConfigError as err:
+                errors.append(str(err))
+        raise ConfigError(f"{key}: expected {_describe(hint)}, got {value!r}")
+    if origin is list:
+        (item,) = typing.get_args(hint)
+        if not isinstance(value, list):
+            raise ConfigError(f"{key}: expected a list of {_describe(item)}, got {value!r}")
+        return [_convert(item, v, f"{key}[{i}]") for i, v in enumerate(value)]
+    if origin is dict:
+        if not isinstance(value, dict) or not all(isinstance(k, str) for k in value):
+            raise ConfigError(f"{key}: expected a mapping, got {value!r}")
+        return dict(value)
+    if hint is bool:
+        if not isinstance(value, bool):
+            raise ConfigError(f"{key}: expected true or false, got {value!r}")
+        return value
+    if hint is int:
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise ConfigError(f"{key}: expected an integer, got {value!r}")
+        return value
+    if hint is float:
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise ConfigError(f"{key}: expected a number, got {value!r}")
+        return float(value)
+    if hint is str:
+        if not isinstance(value, str):
+            raise ConfigError(f"{key}: expected a string, got {value!r}")
+        return value
+    raise ConfigError(f"{key}: unsupported type {hint!r}")  # pragma: no cover (a bug in the dataclasses)
+
+
+def _describe(hint: Any) -> str:
+    if typing.get_origin(hint) in (Union, types.UnionType):
+        return " or ".join(_describe(h) for h in typing.get_args(hint))
+    if typing.get_origin(hint) is list:
+        return f"a list of {_describe(typing.get_args(hint)[0])}"
+    return {int: "an integer", float: "a number", str: "a string", bool: "true or false"}.get(hint, str(hint))
+
+
+def _positive(key: str, value: float, allow_zero: bool = False) -> None:
+    if value < 0 or (value == 0 and not allow_zero):
+        raise ConfigError(f"{key}: must be {'non-negative' if allow_zero else 'positive'}, got {value!r}")
+
+
+def _check_semantics(c: TrainConfig) -> None:
+    """Value checks beyond types, each naming its key."""
+    env = c.env
+    if env.edition != "all":
+        for name in [env.edition] if isinstance(env.edition, str) else env.edition:
+            if name not in EDITIONS:
+                raise ConfigError(f"env.edition: unknown edition {name!r} (editions: all, {', '.join(EDITIONS)})")
+    if isinstance(env.edition, list) and not env.edition:
+        raise ConfigError("env.edition: the list is empty")
+    sizes = [env.num_players] if isinstance(env.num_players, int) else env.num_players
+    if not sizes:
+        raise ConfigError("env.num_players: the list is empty")
+    for n in sizes:
+        if not 2 <= n <= env.max_players:
+            raise ConfigError(f"env.num_players: {n} is not a table size from 2 to env.max_players ({env.max_players})")
+    if not 2 <= env.max_players <= 10:
+        raise ConfigError(f"env.max_players: must be 2-10, got {env.max_players}")
+    if env.episode not in ("round", "game"):
+        raise ConfigError(f"env.episode: must be round or game, got {env.episode!r}")
+    if env.reward not in ("win", "score"):
+        raise ConfigError(f"env.reward: must be win or score, got {env.reward!r}")
+    _positive("env.max_turns", env.max_turns)
+    allowed = set(option_names()) - {"edition", "num_players"}
+    for key, value in env.rules.items():
+        if key not in allowed:
+            raise ConfigError(f"unknown key env.rules.{key} (rule options: {', '.join(sorted(allowed))})")
+        for v in value if isinstance(value, list) else [value]:
+            for edition in env.editions():
+                try:
+                    Rules(edition=edition, num_players=min(sizes), **{key: v})
+                except ValueError as err:
+                    raise ConfigError(f"env.rules.{key}: {err}") from None
+    p = c.ppo
+    for key in ("n_envs", "n_steps", "batch_size", "n_epochs"):
+        _positive(f"ppo.{key}", getattr(p, key))
+    for key in ("learning_rate", "clip_range", "max_grad_norm"):
+        _positive(f"ppo.{key}", getattr(p, key))
+    for key in ("gamma", "gae_lambda"):
+        if not 0 < getattr(p, key) <= 1:
+            raise ConfigError(f"ppo.{key}: must be in (0, 1], got {getattr(p, key)!r}")
+    _positive("ppo.ent_coef", p.ent_coef, allow_zero=True)
+    _positive("ppo.vf_coef", p.vf_coef, allow_zero=True)
+    if p.vec_env not in ("dummy", "subproc"):
+        raise ConfigError(f"ppo.vec_env: must be dummy or subproc, got {p.vec_env!r}")
+    if p.activation not in ("tanh", "relu"):
+        raise ConfigError(f"ppo.activation: must be tanh or relu, got {p.activation!r}")
+    if not p.hidden or any(h < 1 for h in p.hidden):
+        raise ConfigError(f"ppo.hidden: needs at least one positive layer width, got {p.hidden!r}")
+    if (p.n_envs * p.n_steps) % p.batch_size:
+        raise ConfigError(f"ppo.batch_size: {p.batch_size} must divide ppo.n_envs * ppo.n_steps "
+                          f"({p.n_envs * p.n_steps})")
+    pool = c.pool
+    from agents.registry import make_agent
+
+    if not pool.baselines:
+        raise ConfigError("pool.baselines: needs at least one baseline (the first opponents)")
+    for spec in pool.baselines:
+        try:
+            make_agent(spec)
+        except ValueError as err:
+            raise ConfigError(f"pool.baselines: {err}") from None
+    for key in ("baseline_share", "latest_share"):
+        if not 0 <= getattr(pool, key) <= 1:
+            raise ConfigError(f"pool.{key}: must be in [0, 1], got {getattr(pool, key)!r}")
+    _positive("pool.snapshot_every", pool.snapshot_every)
+    _positive("pool.size", pool.size)
+    _positive("pool.baseline_only_steps", pool.baseline_only_steps, allow_zero=True)
+    e = c.eval
+    _positive("eval.every", e.every, allow_zero=True)
+    _positive("eval.games", e.games)
+    _positive("eval.workers", e.workers)
+    _positive("eval.max_decisions", e.max_decisions)
+    for i, m in enumerate(e.matchups):
+        if m.edition not in EDITIONS:
+            raise ConfigError(f"eval.matchups[{i}].edition: unknown edition {m.edition!r}")
+        if not 2 <= m.num_players <= env.max_players:
+            raise ConfigError(f"eval.matchups[{i}].num_players: must be 2 to env.max_players, got {m.num_players}")
+        try:
+            make_agent(m.opponent)
+        except ValueError as err:
+            raise ConfigError(f"eval.matchups[{i}].opponent: {err}") from None
+    _positive("seed", c.seed, allow_zero=True)
+    _positive("total_steps", c.total_steps)
+    _positive("checkpoint_every", c.checkpoint_every)
+    _positive("torch_threads", c.torch_threads)

@@ -1,0 +1,159 @@
+"""The opponent pool and the training env: baselines plus frozen snapshots of the learner.
+
+``PoolOpponent`` is the single opponent object a ``SingleAgentEnv`` is given; it draws an
+opponent for each seat at that seat's first decision of every episode: a baseline (with
+chance ``baseline_share``, or always before the first snapshot), else the newest snapshot
+(chance ``latest_share``), else a uniformly drawn older one. Snapshots are
+``agents.PPOAgent`` checkpoints (numpy inference, no torch). Each seat gets its own baseline
+instance, so agents with memory never share it across seats.
+
+``TrainingEnv`` wraps ``SingleAgentEnv`` for sb3-contrib's MaskablePPO: it forwards
+``action_masks()`` and, when an episode ends, adds ``info["outcome"]`` (who sat where, who
+won, the edition and table size, whether it was truncated) for the training callback.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium
+import numpy as np
+
+from agents.base import Agent
+from agents.ppo_agent import PPOAgent
+from agents.registry import make_agent
+from uno_env.single_agent import SingleAgentEnv
+
+from .config import TrainConfig
+
+__all__ = ["PoolOpponent", "TrainingEnv", "make_training_env"]
+
+
+class PoolOpponent:
+    """Every non-learner seat of one env; draws who plays each seat per episode (see module docstring)."""
+
+    needs_observation = True
+
+    def __init__(self, baselines: list[str], baseline_share: float, latest_share: float,
+                 deterministic_snapshots: bool = False) -> None:
+        self.baselines = list(baselines)
+        self.baseline_share = baseline_share
+        self.latest_share = latest_share
+        self.deterministic_snapshots = deterministic_snapshots
+        self.snapshots: list[tuple[str, str]] = []  # (name, path), oldest first
+        self._loaded: dict[str, PPOAgent] = {}
+        self._baseline_agents: dict[tuple[int, str], Agent] = {}
+        self._rng = np.random.default_rng()
+        self.self_play = True
+        self.assigned: dict[int, str] = {}
+        self._agents: dict[int, Any] = {}
+
+    # Called by SingleAgentEnv before each episode.
+    def seed(self, seed: int) -> None:
+        """Reseed the draws (and, through them, every opponent's own generator)."""
+        self._rng = np.random.default_rng(seed)
+
+    def reset(self) -> None:
+        """A new episode: every seat's opponent is drawn again at its first decision."""
+        self.assigned = {}
+        self._agents = {}
+
+    def set_pool(self, snapshots: list[tuple[str, str]], self_play: bool = True) -> None:
+        """Replace the snapshot list (name, path); ``self_play=False`` plays baselines only."""
+        self.snapshots = [(str(n), str(p)) for n, p in snapshots]
+        keep = {p for _, p in self.snapshots}
+        self._loaded = {p: a for p, a in self._loaded.items() if p in keep}
+        self.self_play = self_play
+
+    def _draw(self, seat: int) -> tuple[str, Any]:
+        rng = self._rng
+        if not self.snapshots or not self.self_play or rng.random() < self.baseline_share:
+            spec = self.baselines[int(rng.integers(len(self.baselines)))]
+            agent = self._baseline_agents.get((seat, spec))
+            if agent is None:
+                agent = self._baseline_agents[(seat, spec)] = make_agent(spec)
+            name = spec
+        else:
+            if len(self.snapshots) == 1 or rng.random() < self.latest_share:
+                name, path = self.snapshots[-1]
+            else:
+                name, path = self.snapshots[int(rng.integers(len(self.snapshots) - 1))]
+            agent = self._loaded.get(path)
+            if agent is None:
+                agent = self._loaded[path] = PPOAgent.load(path, deterministic=self.deterministic_snapshots)
+        agent.seed(int(rng.integers(2**31)))
+        agent.reset()
+        return name, agent
+
+    def act(self, observation: Any, info: Any) -> int:
+        """The action of whoever plays this seat this episode."""
+        seat = int(info["seat"])
+        agent = self._agents.get(seat)
+        if agent is None:
+            name, agent = self._draw(seat)
+            self.assigned[seat] = name
+            self._agents[seat] = agent
+        return int(agent.act(observation, info))
+
+
+class TrainingEnv(gymnasium.Wrapper):  # type: ignore[type-arg]
+    """``SingleAgentEnv`` plus ``info["outcome"]`` at episode end and a forwarded ``action_masks``."""
+
+    def __init__(self, env: SingleAgentEnv, pool: PoolOpponent) -> None:
+        super().__init__(env)
+        self.pool = pool
+        self._length = 0
+
+    def reset(self, **kwargs: Any) -> Any:
+        """Start an episode."""
+        self._length = 0
+        return self.env.reset(**kwargs)
+
+    def step(self, action: Any) -> Any:
+        """Step; at the end add the outcome record."""
+        obs, reward, terminated, truncated, info = self.env.step(action)
+        self._length += 1
+        if terminated or truncated:
+            info["outcome"] = self._outcome(reward, truncated)
+        return obs, reward, terminated, truncated, info
+
+    def _outcome(self, reward: float, truncated: bool) -> dict[str, Any]:
+        env: SingleAgentEnv = self.env  # type: ignore[assignment]
+        game = env.game
+        seat = env.seat
+        winners: list[int] = []
+        if not truncated and game is not None:
+            if game.is_game_over:
+                winners = [int(w) for w in game.winners]
+            elif game.round_winner is not None:
+                winners = [int(game.round_winner)]
+        return {
+            "edition": game.rules.edition, "num_players": game.num_players, "seat": seat,
+            "opponents": {int(s): n for s, n in self.pool.assigned.items()},
+            "winners": winners, "won": seat in winners, "truncated": bool(truncated),
+            "length": self._length, "reward": float(reward),
+        }
+
+    def action_masks(self) -> np.ndarray:
+        """The learner's legal actions (for MaskablePPO)."""
+        return self.env.action_masks()  # type: ignore[attr-defined, no-any-return]
+
+    def set_pool(self, snapshots: list[tuple[str, str]], self_play: bool = True) -> None:
+        """Forwarded to the pool (called through ``VecEnv.env_method``)."""
+        self.pool.set_pool(snapshots, self_play)
+
+
+def make_training_env(config: TrainConfig) -> TrainingEnv:
+    """One training env for ``config`` (edition, table size and rule options sampled per episode)."""
+    e, p = config.env, config.pool
+    pool = PoolOpponent(p.baselines, p.baseline_share, p.latest_share, p.deterministic)
+    options: dict[str, Any] = {}
+    editions = e.editions()
+    options["edition"] = editions if len(editions) > 1 else editions[0]
+    options["num_players"] = e.num_players if isinstance(e.num_players, int) or len(e.num_players) > 1 \
+        else e.num_players[0]
+    for key, value in e.rules.items():
+        options[key] = value if not isinstance(value, list) or len(value) > 1 else value[0]
+    env = SingleAgentEnv(opponents=pool, episode=e.episode, reward=e.reward, max_turns=e.max_turns,
+                         max_players=e.max_players, **options)
+    return TrainingEnv(env, pool)

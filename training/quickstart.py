@@ -1,0 +1,84 @@
+"""Quickstart: train ``configs/quickstart.yaml`` briefly, then print the evaluation table.
+
+``python -m training.quickstart [--games 1000] [--workers 2]``
+
+Trains into ``runs/quickstart`` (replacing an earlier quickstart run), then plays through
+the tournament harness (seat rotation, duplicate deals): the fresh policy and the shipped
+``checkpoints/universal.safetensors`` each against the random and rule baselines (2 and 4
+players, classic), and the fresh policy against the shipped one.
+"""
+
+from __future__ import annotations
+
+import os
+
+for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+
+import argparse  # noqa: E402
+import shutil  # noqa: E402
+import time  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+SHIPPED = ROOT / "checkpoints" / "universal.safetensors"
+
+
+def evaluation_table(agents: dict[str, Path], games: int, workers: int, seed: int = 2024) -> str:
+    """Markdown: each agent vs the baselines (and the first vs the second, when there are two)."""
+    from agents import PPOAgent
+    from agents.tournament import evaluate
+    from uno_env.core import Rules
+
+    rows = ["| agent | edition | players | opponents | games | win rate | 95% CI | chance |",
+            "|---|---|---:|---|---:|---:|---|---:|"]
+    loaded = {label: PPOAgent.load(path, label=label) for label, path in agents.items()}
+    lineups = []
+    for label, agent in loaded.items():
+        lineups += [(label, agent, 2, "random"), (label, agent, 2, "rule"), (label, agent, 4, "rule")]
+    labels = list(loaded)
+    if len(labels) == 2:
+        lineups.append((labels[0], loaded[labels[0]], 2, labels[1]))
+    for label, agent, n, opponent in lineups:
+        others = [loaded[opponent]] * (n - 1) if opponent in loaded else [opponent] * (n - 1)
+        result = evaluate([agent, *others], Rules(edition="classic", num_players=n), games,
+                          labels=[label] + [opponent] * (n - 1), seed=seed, workers=workers, max_decisions=2000)
+        s = result.stats()[0]
+        rows.append(f"| {label} | classic | {n} | {opponent} x{n - 1} | {result.games} | {100 * s.win_rate:.1f}% | "
+                    f"{100 * s.ci_low:.1f}-{100 * s.ci_high:.1f}% | {100 * s.chance:.0f}% |")
+    return "\n".join(rows)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Train the quickstart config and print the table."""
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--config", default=str(ROOT / "configs" / "quickstart.yaml"))
+    parser.add_argument("--games", type=int, default=1000, help="games per lineup")
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--total-steps", type=int, help="override the config's budget")
+    args = parser.parse_args(argv)
+    from .config import load_config
+    from .train import train
+
+    overrides = {"total_steps": args.total_steps} if args.total_steps else {}
+    config = load_config(args.config, overrides)
+    run_dir = config.output_dir()
+    if run_dir.exists():
+        print(f"replacing the earlier quickstart run in {run_dir}")
+        shutil.rmtree(run_dir)
+    start = time.perf_counter()
+    print(f"training {config.name}: {config.total_steps} learner steps, editions {config.env.editions()}, "
+          f"tables {config.env.table_sizes()}, seed {config.seed}")
+    train(config)
+    print(f"trained in {time.perf_counter() - start:.0f} s; checkpoints in {run_dir}")
+    agents = {"quickstart": run_dir / "last.safetensors"}
+    if SHIPPED.exists():
+        agents["shipped-universal"] = SHIPPED
+    else:
+        print(f"(no shipped checkpoint at {SHIPPED}; evaluating the quickstart policy only)")
+    print()
+    print(evaluation_table(agents, args.games, args.workers))
+
+
+if __name__ == "__main__":
+    main()

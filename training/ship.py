@@ -1,0 +1,103 @@
+"""Ship a trained checkpoint: copy it under ``checkpoints/`` with its config, evaluation and curve.
+
+``python -m training.ship runs/universal --name universal --games 10000 --other-games 2000``
+
+Writes ``checkpoints/<name>.safetensors`` (the run's ``best``), ``checkpoints/<name>.yaml``
+(the run's config with ``total_steps`` set to the checkpoint's step, so running it again
+reproduces the checkpoint), ``checkpoints/<name>.json`` (metadata and the evaluation, per
+edition: 2 players vs rule, 4 players vs rule x3, 2 and 4 players vs random, through the
+tournament harness with seat rotation) and ``checkpoints/<name>.md`` (the same as tables),
+plus the training curve (``--curve``, default ``docs/training_curve.png``).
+"""
+
+from __future__ import annotations
+
+import os
+
+for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+
+import argparse  # noqa: E402
+import json  # noqa: E402
+import shutil  # noqa: E402
+from pathlib import Path  # noqa: E402
+from typing import Any  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+LINEUPS = ((2, "rule"), (4, "rule"), (2, "random"), (4, "random"))
+
+
+def evaluate_all(path: Path, editions: list[str], games: int, other_games: int, workers: int,
+                 seed: int = 777) -> tuple[list[dict[str, Any]], str]:
+    """Evaluate per edition and lineup; returns (rows, markdown)."""
+    from agents import PPOAgent
+    from agents.tournament import evaluate
+    from uno_env.core import Rules
+
+    agent = PPOAgent.load(path, label="ppo")
+    rows = []
+    lines = ["| edition | players | opponents | games | PPO win rate | 95% CI | chance | abandoned |",
+             "|---|---:|---|---:|---:|---|---:|---:|"]
+    for edition in editions:
+        for n, opponent in LINEUPS:
+            count = games if edition == "classic" else other_games
+            result = evaluate([agent] + [opponent] * (n - 1), Rules(edition=edition, num_players=n), count,
+                              labels=["ppo"] + [opponent] * (n - 1), seed=seed, workers=workers,
+                              max_decisions=2000)
+            s = result.stats()[0]
+            rows.append({"edition": edition, "num_players": n, "opponent": opponent, "games": result.games,
+                         "win_rate": s.win_rate, "ci_low": s.ci_low, "ci_high": s.ci_high, "chance": s.chance,
+                         "unfinished": result.unfinished, "seed": seed})
+            lines.append(f"| {edition} | {n} | {opponent} x{n - 1} | {result.games} | {100 * s.win_rate:.1f}% | "
+                         f"{100 * s.ci_low:.1f}-{100 * s.ci_high:.1f}% | {100 * s.chance:.0f}% | "
+                         f"{result.unfinished} |")
+            print(lines[-1], flush=True)
+    return rows, "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Command line."""
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("run_dir")
+    parser.add_argument("--name", required=True)
+    parser.add_argument("--checkpoint", default="best.safetensors", help="file in the run dir to ship")
+    parser.add_argument("--games", type=int, default=10_000, help="games per classic lineup")
+    parser.add_argument("--other-games", type=int, default=2_000, help="games per lineup in the other editions")
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--curve", default=str(ROOT / "docs" / "training_curve.png"))
+    args = parser.parse_args(argv)
+    import yaml
+
+    from agents.ppo_agent import read_checkpoint
+
+    from .plot import plot_curve
+
+    run_dir = Path(args.run_dir)
+    source = run_dir / args.checkpoint
+    _, meta = read_checkpoint(source)
+    out = ROOT / "checkpoints"
+    out.mkdir(exist_ok=True)
+    target = out / f"{args.name}.safetensors"
+    shutil.copyfile(source, target)
+    config = dict(meta["config"])
+    config["total_steps"] = meta["steps"]
+    config["run_dir"] = ""
+    (out / f"{args.name}.yaml").write_text(
+        f"# Reproduces checkpoints/{args.name}.safetensors (step {meta['steps']}, seed {meta['seed']}):\n"
+        f"#   uno-env train --config checkpoints/{args.name}.yaml\n" + yaml.safe_dump(config, sort_keys=False),
+        encoding="utf-8")
+    rows, table = evaluate_all(target, meta["editions"], args.games, args.other_games, args.workers)
+    card = {"checkpoint": target.name, "steps": meta["steps"], "seed": meta["seed"],
+            "editions": meta["editions"], "num_players": meta["num_players"],
+            "size_bytes": target.stat().st_size, "evaluation": rows}
+    (out / f"{args.name}.json").write_text(json.dumps(card, indent=1) + "\n", encoding="utf-8")
+    (out / f"{args.name}.md").write_text(
+        f"# {args.name}: step {meta['steps']}, seed {meta['seed']}\n\nTournament harness, seat rotation, "
+        f"duplicate deals, deterministic policy (argmax), one round per game.\n\n{table}", encoding="utf-8")
+    if (run_dir / "evals.jsonl").exists() and args.curve:
+        plot_curve(run_dir, args.curve)
+    print(f"shipped {target} ({target.stat().st_size} bytes) with .yaml, .json, .md")
+
+
+if __name__ == "__main__":
+    main()
