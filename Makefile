@@ -13,9 +13,9 @@ $(VENV)/.installed: pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install -q -e ".[dev]"
 	touch $@
 
-## demo: set up and run the main job
+## demo: set up, train the quickstart config briefly, print its evaluation beside the shipped checkpoint
 demo: $(VENV)/.installed
-	$(BIN)/python -m uno_env.demo
+	$(BIN)/python -m training.quickstart
 
 ## test: set up and run the whole test suite
 test: $(VENV)/.installed
