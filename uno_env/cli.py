@@ -15,3 +15,7 @@ def main(argv: list[str] | None = None) -> None:
         raise SystemExit(2)
     module = __import__(commands[args[0]], fromlist=["main"])
     module.main(args[1:])
+
+
+if __name__ == "__main__":
+    main()
