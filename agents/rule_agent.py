@@ -624,7 +624,9 @@ class RuleAgent(Agent):
         if len(info["hand"]) == size:  # guilty: only a bluffer is ever guilty
             self._bluffer[offender] = 1.0
         else:  # innocent: likelier from an honest player
-            self._bluffer[offender] = bluffer * (1 - held) / (bluffer * (1 - held) + (1 - bluffer))
+            evidence = bluffer * (1 - held) + (1 - bluffer)
+            # Innocence the belief called impossible (a sure bluffer sure to hold the color): start over.
+            self._bluffer[offender] = bluffer * (1 - held) / evidence if evidence > 0 else self.bluff_prior
 
     def __repr__(self) -> str:
         return (f"RuleAgent(challenge={self.challenge}, urrrhhh_min={self.urrrhhh_min}, "

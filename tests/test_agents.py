@@ -245,7 +245,7 @@ def test_rule_agent_stacks_a_draw_two_under_stacking() -> None:
     assert game.phase == "stack" and _rule_choice(game) == "play BD"
 
 
-def test_rule_agent_beats_random_and_simple_agents() -> None:
+def test_rule_agent_beats_random_agents_at_two_and_four_players() -> None:
     two = evaluate(["rule", "random"], Rules(num_players=2), games=300, seed=1)
     assert two.stats()[0].win_rate > 0.7
     four = evaluate(["rule", "random", "random", "random"], Rules(num_players=4), games=200, seed=1)
@@ -292,3 +292,12 @@ def test_make_agent_reads_names_options_and_module_paths() -> None:
     for bad in ("nobody", "rule:speed=9", "rule:challenge", "agents.nowhere:Thing"):
         with pytest.raises(ValueError):
             make_agent(bad)
+
+
+def test_rule_agent_innocent_challenge_against_a_sure_bluffer_resets_the_belief():
+    """An innocent verdict the belief called impossible must not divide by zero."""
+    agent = RuleAgent()
+    agent._bluffer[1] = 1.0
+    agent._pending = (1, 5, 1, 1.0)  # offender 1, our hand had 5 cards, round 1, colour surely held
+    agent._settle_challenge({"round": 1, "hand": ["R1"] * 7})  # we drew 6 - 4: innocent
+    assert agent._bluffer[1] == agent.bluff_prior
