@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from collections import Counter
 from collections.abc import Iterable
 from typing import Any
 
@@ -115,3 +116,72 @@ def position(
     )
     return Game.from_dict(data)
 
+
+def table_position(
+    edition: str = "classic",
+    num_players: int = 4,
+    *,
+    hands: list[list[str]],
+    top: str,
+    below: tuple[str, ...] | list[str] = (),
+    draw: tuple[str, ...] | list[str] = (),
+    leftover: int | None = None,
+    current: int = 0,
+    active: str | None = None,
+    direction: int = 1,
+    dealer: int = 0,
+    scores: list[int] | None = None,
+    eliminated: list[bool] | None = None,
+    known: tuple[tuple[int, int, list[str]], ...] = (),
+    **rule_options: Any,
+) -> Game:
+    """A game in the play phase of ``current`` with exactly these hands, piles and totals.
+
+    ``top`` is the discard pile's top card (``below`` the cards under it, bottom first),
+    ``draw`` the top of the draw pile; the deck's other cards follow ``draw`` in canonical
+    order, or go to the end of seat ``leftover``'s hand (then the draw pile is exactly
+    ``draw``). ``known`` lists (observer, target, cards) the observer has seen in the
+    target's hand. ``eliminated`` seats must be given empty hands.
+    """
+    rules = Rules(edition=edition, num_players=num_players, **rule_options)
+    ed = EDITIONS[edition]
+    data = Game(rules, seed=0, dealer=dealer).to_dict(include_log=False)
+    pool = Counter(ed.code(k) for k in ed.deck())
+    for code in [c for hand in hands for c in hand] + list(below) + [top] + list(draw):
+        assert pool[code] > 0, f"position asks for more {code} than the deck holds"
+        pool[code] -= 1
+    rest = []
+    for code in (ed.code(k) for k in ed.deck()):
+        if pool[code] > 0:
+            pool[code] -= 1
+            rest.append(code)
+    hands = [list(h) for h in hands]
+    if leftover is None:
+        draw_pile = list(draw) + rest
+    else:
+        hands[leftover] += rest
+        draw_pile = list(draw)
+    if active is None:
+        active = ed.colors[ed.letters.index(top[0])]
+    pending = dict(data["pending"])
+    pending.update(card=None, player=None, drawn=None, w4_guilty=False, w4_prev_color=None,
+                   catch_index=0, penalty=0)
+    data.update(
+        dealer=dealer,
+        direction=direction,
+        phase="play",
+        current_player=current,
+        active_color=active,
+        hands=hands,
+        draw_pile=draw_pile,
+        discard_pile=[*below, top],
+        scores=list(scores) if scores is not None else [0] * num_players,
+        round_points=[0] * num_players,
+        round_winner=None,
+        winners=[],
+        uno_called=[False] * num_players,
+        eliminated=list(eliminated) if eliminated is not None else [False] * num_players,
+        known=[{"observer": o, "target": t, "cards": list(c)} for o, t, c in known],
+        pending=pending,
+    )
+    return Game.from_dict(data)
