@@ -124,6 +124,14 @@ def test_truncation_is_reported() -> None:
     assert truncated and not terminated and rewards == [0.0] * len(rewards)
 
 
+def test_truncation_reward_turns_a_cut_off_episode_into_an_outcome() -> None:
+    env = SingleAgentEnv(num_players=2, max_turns=10, truncation_reward=-1.0)
+    rng = random.Random(1)
+    rewards, _, terminated, truncated = play_random(env, 1, rng)
+    assert terminated and not truncated
+    assert rewards[-1] == -1.0 and rewards[:-1] == [0.0] * (len(rewards) - 1)
+
+
 def test_illegal_action_ends_the_episode_with_the_penalty() -> None:
     env = SingleAgentEnv(num_players=3, illegal_reward=-2.5)
     _, info = env.reset(seed=0)

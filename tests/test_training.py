@@ -48,6 +48,7 @@ def _smoke_config(run_dir: Path, **top: Any) -> dict[str, Any]:
     ({"env": {"edition": ["classic", "uno_flip"]}}, "env.edition"),
     ({"env": {"num_players": [2, 11]}}, "env.num_players"),
     ({"env": {"rules": {"stackin": True}}}, "env.rules.stackin"),
+    ({"env": {"truncation_reward": "loss"}}, "env.truncation_reward"),
     ({"env": {"rules": {"uno_call": "sometimes"}}}, "env.rules.uno_call"),
     ({"pool": {"baselines": ["grandmaster"]}}, "pool.baselines"),
     ({"eval": {"matchups": [{"edition": "classic", "num_players": 2, "opponent": "rule", "seats": 1}]}},
@@ -170,3 +171,12 @@ def test_same_config_and_seed_train_the_same_weights(tmp_path: Path) -> None:
         assert meta["steps"] == 256
         weights.append(tensors)
     assert all(np.array_equal(weights[0][k], weights[1][k]) for k in weights[0])
+
+
+def test_truncation_reward_reaches_the_training_env() -> None:
+    from training.pool import make_training_env  # noqa: PLC0415
+
+    config = config_from_dict({"env": {"truncation_reward": -1.0}})
+    assert config.env.truncation_reward == -1.0
+    assert make_training_env(config).env.truncation_reward == -1.0
+    assert make_training_env(config_from_dict({})).env.truncation_reward is None

@@ -40,6 +40,9 @@ class EnvConfig:
     """``win`` or ``score`` (see ``uno_env.env``)."""
     max_turns: int = 600
     """Decisions (all seats) before an episode is truncated and bootstrapped."""
+    truncation_reward: float = 0.0
+    """0: a cut-off episode is a truncation, bootstrapped. Non-zero: it ends as an outcome with this
+    reward (e.g. -1, a loss), so the policy cannot learn to stall rounds it would lose."""
     max_players: int = 10
     """Observation width; 10 lets one network play every table size."""
     rules: dict[str, Any] = field(default_factory=dict)

@@ -122,6 +122,8 @@ class TrainingEnv(gymnasium.Wrapper):  # type: ignore[type-arg]
         game = env.game
         seat = env.seat
         winners: list[int] = []
+        # A cut-off episode scored by env.truncation_reward ends "terminated" with the round unfinished.
+        truncated = truncated or (game is not None and not game.is_round_over)
         if not truncated and game is not None:
             if game.is_game_over:
                 winners = [int(w) for w in game.winners]
@@ -155,5 +157,5 @@ def make_training_env(config: TrainConfig) -> TrainingEnv:
     for key, value in e.rules.items():
         options[key] = value if not isinstance(value, list) or len(value) > 1 else value[0]
     env = SingleAgentEnv(opponents=pool, episode=e.episode, reward=e.reward, max_turns=e.max_turns,
-                         max_players=e.max_players, **options)
+                         max_players=e.max_players, truncation_reward=e.truncation_reward or None, **options)
     return TrainingEnv(env, pool)

@@ -73,6 +73,7 @@ class SingleAgentEnv(gymnasium.Env):
         opponents: Opponent | Sequence[Opponent] | None = None,
         seat: int | str = "random",
         illegal_reward: float = -1.0,
+        truncation_reward: float | None = None,
         **env_kwargs: Any,
     ) -> None:
         self.max_players = env_kwargs.get("max_players", DEFAULT_MAX_PLAYERS)
@@ -81,6 +82,9 @@ class SingleAgentEnv(gymnasium.Env):
             raise ValueError(f"seat must be a seat number or 'random', got {seat!r}")
         self._seat_choice = seat
         self.illegal_reward = float(illegal_reward)
+        # None: a cut-off episode is a truncation (reward 0, bootstrapped by the learner). A number:
+        # it is an outcome with that reward (terminated), so a policy cannot profit from stalling.
+        self.truncation_reward = None if truncation_reward is None else float(truncation_reward)
         rule_names = set(option_names())
         self._sampled = {k: v for k, v in env_kwargs.items() if k in rule_names and _is_choice(v)}
         self._fixed = {k: v for k, v in env_kwargs.items() if k not in self._sampled}
@@ -158,6 +162,9 @@ class SingleAgentEnv(gymnasium.Env):
         env._cumulative_rewards[agent] = 0.0
         terminated = bool(env.terminations[agent])
         truncated = bool(env.truncations[agent])
+        if truncated and self.truncation_reward is not None:
+            reward += self.truncation_reward
+            terminated, truncated = True, False
         self._done = terminated or truncated
         if self.render_mode == "human":
             self.render()
