@@ -25,9 +25,10 @@ test: $(VENV)/.installed
 bench: $(VENV)/.installed
 	$(BIN)/python -m pip install -q -e ".[bench]"
 	$(BIN)/python -m benchmarks.bench_engine
+	$(BIN)/python -m benchmarks.bench_env
 
 lint: $(VENV)/.installed
-	$(BIN)/python -m ruff check uno_env tests benchmarks
+	$(BIN)/python -m ruff check uno_env agents training tests benchmarks
 	$(BIN)/python -m mypy
 
 clean:
