@@ -185,3 +185,22 @@ def table_position(
         pending=pending,
     )
     return Game.from_dict(data)
+
+
+def brief(game: Game, seat: int | None = None, start: int = 0) -> list[tuple[Any, ...]]:
+    """Events (as ``seat`` sees them) from ``start`` on as (type, seat, card, other); draws carry their reason."""
+    out = []
+    for e in game.events(seat)[start:]:
+        other = e["reason"] if e["type"] == "draw" else e["other"]
+        out.append((e["type"], e["seat"], e["card"], other))
+    return out
+
+
+def legal(game: Game) -> list[str]:
+    """The legal actions' texts."""
+    return [str(a) for a in game.legal_actions()]
+
+
+def draws(seat: int, cards: list[str], reason: str) -> list[tuple[Any, ...]]:
+    """The draw events of ``seat`` drawing ``cards`` for ``reason``."""
+    return [("draw", seat, c, reason) for c in cards]

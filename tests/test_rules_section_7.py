@@ -14,7 +14,7 @@ from collections import Counter
 from typing import Any
 
 import pytest
-from helpers import table_position
+from helpers import brief, draws, legal, table_position
 
 from uno_env.core import (
     EDITIONS,
@@ -58,22 +58,10 @@ def play(game: Game, *actions: str) -> None:
         game.step(action)
 
 
-def brief(game: Game, start: int = 0) -> list[tuple[Any, ...]]:
-    """Events from ``start`` on as (type, seat, card, other); draws carry their reason name."""
-    out = []
-    for e in game.events()[start:]:
-        other = e["reason"] if e["type"] == "draw" else e["other"]
-        out.append((e["type"], e["seat"], e["card"], other))
-    return out
 
 
-def legal(game: Game) -> list[str]:
-    """The legal actions' texts."""
-    return [str(a) for a in game.legal_actions()]
 
 
-def draws(seat: int, cards: list[str], reason: str) -> list[tuple[Any, ...]]:
-    return [("draw", seat, c, reason) for c in cards]
 
 
 def value(cards: list[str], edition: str = "classic") -> int:
@@ -249,7 +237,7 @@ def test_rule_7_2_next_round_deals_only_the_seats_still_in_and_the_dealer_moves_
     assert game.hands[1] == [] and game.hands[3] == []
     assert game.hands[0] == ["RR", "R1", "R2", "R3", "R4", "R6", "R7"]
     assert len(game.hands[2]) == 7 and len(game.draw_pile) == 108 - 14 - 1
-    assert [e[1] for e in brief(game, start) if e[0] == "deal"] == [0, 2] * 7
+    assert [e[1] for e in brief(game, start=start) if e[0] == "deal"] == [0, 2] * 7
     assert (game.current_player, game.phase) == (0, Phase.PLAY)
     # Head to head now: Reverse acts as a Skip (rule 4.2).
     game.step("play RR")
@@ -507,7 +495,7 @@ def test_rule_7_4_stacking_challenge_judges_the_last_wild_draw_four_guilty() -> 
     play(game, "play W4", "color blue", "play W4", "color yellow")
     start = len(game.events())
     game.step("challenge")
-    assert brief(game, start) == [
+    assert brief(game, start=start) == [
         ("challenge", 2, None, 1), ("guilty", 1, None, 2), ("show", 1, "B2", 2), ("show", 1, "G3", 2),
         *draws(1, ["R2", "R3", "R4", "R6", "R7", "R8", "R9", "G2"], "challenge_guilty"),
     ]
@@ -523,7 +511,7 @@ def test_rule_7_4_stacking_challenge_judges_only_the_last_wild_draw_four_innocen
     play(game, "play W4", "color green", "play W4", "color yellow")
     start = len(game.events())
     game.step("challenge")
-    events = brief(game, start)
+    events = brief(game, start=start)
     assert events[:2] == [("challenge", 2, None, 1), ("innocent", 1, None, 2)]
     assert [e[3] for e in events if e[0] == "draw"] == ["challenge_innocent"] * 10
     assert events[-1] == ("skip", 2, None, None)

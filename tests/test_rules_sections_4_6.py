@@ -10,10 +10,9 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from typing import Any
 
 import pytest
-from helpers import stacked_game, table_position
+from helpers import brief, draws, legal, stacked_game, table_position
 
 from uno_env.core import EDITIONS, Game, GameFlowError, IllegalActionError, Phase, Rules, stacked_deck
 
@@ -29,23 +28,10 @@ def play(game: Game, *actions: str) -> None:
         game.step(action)
 
 
-def brief(game: Game, seat: int | None = None) -> list[tuple[Any, ...]]:
-    """The event log as (type, seat, card, other) tuples; draws carry their reason name."""
-    out = []
-    for e in game.events(seat):
-        other = e["reason"] if e["type"] == "draw" else e["other"]
-        out.append((e["type"], e["seat"], e["card"], other))
-    return out
 
 
-def legal(game: Game) -> list[str]:
-    """The legal actions' texts."""
-    return [str(a) for a in game.legal_actions()]
 
 
-def draws(seat: int, cards: list[str], reason: str) -> list[tuple[Any, ...]]:
-    """The draw events of ``seat`` drawing ``cards`` for ``reason``."""
-    return [("draw", seat, c, reason) for c in cards]
 
 
 def test_helper_position_is_exact() -> None:
