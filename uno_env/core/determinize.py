@@ -22,7 +22,7 @@ def determinize(game: Game, seat: int, rng: random.Random | int | None = None) -
     """
     if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < game.num_players:
         raise ValueError(f"seat must be 0..{game.num_players - 1}, got {seat!r}")
-    from .game import _PLAYABLE, GIVE_AWAY, PLAY_DRAWN
+    from .game import GIVE_AWAY, PLAY_DRAWN
 
     if not isinstance(rng, random.Random):
         rng = random.Random(rng)
@@ -49,9 +49,9 @@ def determinize(game: Game, seat: int, rng: random.Random | int | None = None) -
         fixed.append(keep)
     rng.shuffle(pool)
     if drawer >= 0:  # any hidden card that would have been playable
-        playable = _PLAYABLE[copy._active][copy._top_rank]
-        bluff = copy.rules.allow_bluff
-        drawn = next((k for k in pool if playable[k] and (bluff or k != WILD_DRAW_FOUR)), copy._drawn)
+        drawn = playable_hidden_card(copy, pool)
+        if drawn < 0:
+            drawn = copy._drawn
         pool.remove(drawn)
     for target, hand in enumerate(copy._hands):
         if target == seat:
@@ -65,8 +65,9 @@ def determinize(game: Game, seat: int, rng: random.Random | int | None = None) -
     if drawer >= 0:
         copy._hands[drawer].append(drawn)
         copy._drawn = drawn
-    if copy._phase == GIVE_AWAY and copy._current != seat:
-        _keep_a_color_for_the_giver(copy._hands[copy._current], fixed[copy._current], pool)
+    giver = copy._hands[copy._current]
+    if copy._phase == GIVE_AWAY and copy._current != seat and all(k >= WILD for k in giver):
+        give_the_giver_a_color(giver, len(fixed[copy._current]), pool)
     copy._draw = pool
     copy._log = _seat_log(copy, seat)
     copy._rng = random.Random(rng.getrandbits(64))
@@ -77,14 +78,23 @@ def determinize(game: Game, seat: int, rng: random.Random | int | None = None) -
     return copy
 
 
-def _keep_a_color_for_the_giver(hand: list[int], fixed: list[int], pool: list[int]) -> None:
-    """The give_away phase is public: the Urrrhhh player still holds a colored card."""
-    if any(k < WILD for k in hand):
-        return
-    colored = next((i for i, k in enumerate(pool) if k < WILD), -1)
-    swappable = next((i for i in range(len(fixed), len(hand))), -1)  # a resampled slot
-    if colored >= 0 and swappable >= 0:
-        hand[swappable], pool[colored] = pool[colored], hand[swappable]
+def playable_hidden_card(game: Game, pool: list[int]) -> int:
+    """The first card of ``pool`` that could be the playable card another seat just drew, or -1."""
+    from .game import _PLAYABLE
+
+    playable = _PLAYABLE[game._active][game._top_rank]
+    bluff = game.rules.allow_bluff
+    return next((k for k in pool if playable[k] and (bluff or k != WILD_DRAW_FOUR)), -1)
+
+
+def give_the_giver_a_color(hand: list[int], first_resampled: int, pool: list[int], start: int = 0) -> bool:
+    """The give_away phase is public, so the Urrrhhh player holds a colored card: swap the first
+    colored card of ``pool[start:]`` into the hand's first resampled slot. False if impossible."""
+    colored = next((i for i in range(start, len(pool)) if pool[i] < WILD), -1)
+    if colored < 0 or first_resampled >= len(hand):
+        return False
+    hand[first_resampled], pool[colored] = pool[colored], hand[first_resampled]
+    return True
 
 
 def _seat_log(copy: Game, seat: int) -> list[tuple[str, int, int, int]]:

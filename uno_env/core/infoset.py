@@ -32,7 +32,8 @@ from typing import Any
 
 from .actions import action_table
 from .cards import EDITIONS, KIND_COLOR, KIND_RANK, NUM_KINDS, WILD, WILD_DRAW_FOUR
-from .game import _NO_RANK, _PHASES, _PLAYABLE, CATCH_PHASE, GIVE_AWAY, PLAY_DRAWN, ROUND_OVER, Game
+from .determinize import give_the_giver_a_color, playable_hidden_card
+from .game import _NO_RANK, _PHASES, CATCH_PHASE, GIVE_AWAY, PLAY_DRAWN, ROUND_OVER, Game
 from .rules import Rules
 
 __all__ = ["InfoSet", "sample_game"]
@@ -145,9 +146,7 @@ class InfoSet:
         drawer = self.hidden_drawer
         drawn = -1
         if drawer >= 0:
-            playable = _PLAYABLE[self.active][self.top_rank]
-            bluff = self.rules.allow_bluff
-            drawn = next((k for k in pool if playable[k] and (bluff or k != WILD_DRAW_FOUR)), -1)
+            drawn = playable_hidden_card(base, pool)
             if drawn < 0:
                 raise ValueError("no unseen card could be the card just drawn")
             pool.remove(drawn)
@@ -170,7 +169,8 @@ class InfoSet:
             hands.append(hand)
             known.append({seat: list(seen)} if seen else {})
         if self.phase == GIVE_AWAY and self.current != seat and all(k >= WILD for k in hands[self.current]):
-            self._give_a_color(hands[self.current], len(self.known[self.current]), pool, at)
+            if not give_the_giver_a_color(hands[self.current], len(self.known[self.current]), pool, at):
+                raise ValueError("the seat giving away cards must hold a colored card")
         game._hands = hands
         game._known = known
         game._draw = pool[at:]
@@ -194,14 +194,6 @@ class InfoSet:
                 game._w4_guilty = any(KIND_COLOR[k] == prev for k in hands[self.player])
         return game
 
-
-    def _give_a_color(self, hand: list[int], fixed: int, pool: list[int], rest: int) -> None:
-        """Urrrhhh's give-away is offered only to a holder of colors: swap one in from the unseen rest."""
-        spare = [i for i in range(rest, len(pool)) if pool[i] < WILD]
-        if fixed >= len(hand) or not spare:
-            raise ValueError("the seat giving away cards must hold a colored card")
-        i = spare[0]
-        hand[fixed], pool[i] = pool[i], hand[fixed]
 
 
 def sample_game(view: Mapping[str, Any], rng: random.Random | int | None = None) -> Game:
