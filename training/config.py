@@ -18,7 +18,7 @@ from typing import Any, Union
 from uno_env.core import EDITIONS
 from uno_env.core.rules import Rules, option_names
 
-__all__ = ["ConfigError", "EnvConfig", "EvalConfig", "Matchup", "PPOConfig", "PoolConfig", "TrainConfig",
+__all__ = ["ConfigError", "EnvConfig", "EvalConfig", "ImitationConfig", "Matchup", "PPOConfig", "PoolConfig", "TrainConfig",
            "load_config", "config_from_dict"]
 
 
@@ -45,6 +45,9 @@ class EnvConfig:
     reward (e.g. -1, a loss), so the policy cannot learn to stall rounds it would lose."""
     max_players: int = 10
     """Observation width; 10 lets one network play every table size."""
+    skip_forced: bool = False
+    """Take the learner's forced decisions (a single legal action) inside the env: every learner
+    step is then a real choice."""
     rules: dict[str, Any] = field(default_factory=dict)
     """Other ``Rules`` options (``uno_call``, ``stacking``, ...), each a value or a list of values."""
 
@@ -65,7 +68,10 @@ class PPOConfig:
     n_envs: int = 8
     """Environments stepped together (split across the vec-env workers)."""
     vec_env: str = "dummy"
-    """``dummy`` (one process) or ``subproc`` (one process per env)."""
+    """``dummy`` (one process), ``subproc`` (SB3's, one process per env) or ``sharded`` (the envs
+    split over ``workers`` processes, ``training.vec_env``)."""
+    workers: int = 2
+    """Worker processes of the ``sharded`` vec env."""
     n_steps: int = 256
     """Steps per env per rollout."""
     batch_size: int = 512
@@ -81,6 +87,8 @@ class PPOConfig:
     """Hidden layer widths of the policy (the value network has the same shape)."""
     activation: str = "tanh"
     """``tanh`` or ``relu``."""
+    privileged_critic: bool = False
+    """The value network also reads the hidden cards (``training.critic``); the policy never does."""
 
 
 @dataclass
@@ -101,6 +109,20 @@ class PoolConfig:
     """Learner steps played against baselines only before self-play starts."""
     deterministic: bool = False
     """Whether snapshots play their argmax (else they sample from their policy)."""
+
+
+@dataclass
+class ImitationConfig:
+    """The warm start before PPO (``training.imitation``): fit the policy to a teacher's play."""
+
+    teacher: str = ""
+    """Agent spec of the teacher (``rule``); empty: no warm start, PPO starts from random weights."""
+    decisions: int = 500_000
+    """Teacher decisions recorded (every seat of every table), drawn like the training env's tables."""
+    epochs: int = 6
+    """Passes over the recorded decisions."""
+    learning_rate: float = 1e-3
+    batch_size: int = 512
 
 
 @dataclass
@@ -148,6 +170,7 @@ class TrainConfig:
     env: EnvConfig = field(default_factory=EnvConfig)
     ppo: PPOConfig = field(default_factory=PPOConfig)
     pool: PoolConfig = field(default_factory=PoolConfig)
+    imitation: ImitationConfig = field(default_factory=ImitationConfig)
     eval: EvalConfig = field(default_factory=EvalConfig)
 
     def to_dict(self) -> dict[str, Any]:
@@ -296,8 +319,10 @@ def _check_semantics(c: TrainConfig) -> None:
             raise ConfigError(f"ppo.{key}: must be in (0, 1], got {getattr(p, key)!r}")
     _positive("ppo.ent_coef", p.ent_coef, allow_zero=True)
     _positive("ppo.vf_coef", p.vf_coef, allow_zero=True)
-    if p.vec_env not in ("dummy", "subproc"):
-        raise ConfigError(f"ppo.vec_env: must be dummy or subproc, got {p.vec_env!r}")
+    if p.vec_env not in ("dummy", "subproc", "sharded"):
+        raise ConfigError(f"ppo.vec_env: must be dummy, subproc or sharded, got {p.vec_env!r}")
+    if not 1 <= p.workers <= p.n_envs:
+        raise ConfigError(f"ppo.workers: must be 1 to ppo.n_envs ({p.n_envs}), got {p.workers}")
     if p.activation not in ("tanh", "relu"):
         raise ConfigError(f"ppo.activation: must be tanh or relu, got {p.activation!r}")
     if not p.hidden or any(h < 1 for h in p.hidden):
@@ -321,6 +346,14 @@ def _check_semantics(c: TrainConfig) -> None:
     _positive("pool.snapshot_every", pool.snapshot_every)
     _positive("pool.size", pool.size)
     _positive("pool.baseline_only_steps", pool.baseline_only_steps, allow_zero=True)
+    im = c.imitation
+    if im.teacher:
+        try:
+            make_agent(im.teacher)
+        except ValueError as err:
+            raise ConfigError(f"imitation.teacher: {err}") from None
+    for key in ("decisions", "epochs", "learning_rate", "batch_size"):
+        _positive(f"imitation.{key}", getattr(im, key))
     e = c.eval
     _positive("eval.every", e.every, allow_zero=True)
     _positive("eval.games", e.games)

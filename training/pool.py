@@ -25,6 +25,7 @@ from agents.registry import make_agent
 from uno_env.single_agent import SingleAgentEnv
 
 from .config import TrainConfig
+from .critic import critic_bounds, privileged_features
 
 __all__ = ["PoolOpponent", "TrainingEnv", "make_training_env"]
 
@@ -97,25 +98,63 @@ class PoolOpponent:
 
 
 class TrainingEnv(gymnasium.Wrapper):  # type: ignore[type-arg]
-    """``SingleAgentEnv`` plus ``info["outcome"]`` at episode end and a forwarded ``action_masks``."""
+    """``SingleAgentEnv`` plus ``info["outcome"]`` at episode end and a forwarded ``action_masks``.
 
-    def __init__(self, env: SingleAgentEnv, pool: PoolOpponent) -> None:
+    ``skip_forced``: a learner decision with one legal action is taken at once, inside ``step``
+    (its reward is added to the step's), so the learner only sees real choices.
+    ``privileged``: each observation is followed by ``training.critic.privileged_features``
+    (for a privileged critic; the policy network reads only the public part).
+    """
+
+    def __init__(self, env: SingleAgentEnv, pool: PoolOpponent, skip_forced: bool = False,
+                 privileged: bool = False) -> None:
         super().__init__(env)
         self.pool = pool
+        self.skip_forced = skip_forced
+        self.privileged = privileged
+        if privileged:
+            low, high = critic_bounds(env.max_players)
+            self.observation_space = gymnasium.spaces.Box(low=low, high=high, dtype=np.float32)
         self._length = 0
 
     def reset(self, **kwargs: Any) -> Any:
         """Start an episode."""
         self._length = 0
-        return self.env.reset(**kwargs)
+        obs, info = self.env.reset(**kwargs)
+        reward, terminated, truncated = 0.0, False, False
+        if self.skip_forced:
+            obs, reward, terminated, truncated, info = self._skip(obs, 0.0, False, False, info)
+            if terminated or truncated:  # the round ended on forced moves alone: start another
+                return self.reset()
+        return self._observe(obs), info
 
     def step(self, action: Any) -> Any:
         """Step; at the end add the outcome record."""
-        obs, reward, terminated, truncated, info = self.env.step(action)
+        obs, step_reward, terminated, truncated, info = self.env.step(action)
+        reward = float(step_reward)
         self._length += 1
+        if self.skip_forced:
+            obs, reward, terminated, truncated, info = self._skip(obs, reward, terminated, truncated, info)
         if terminated or truncated:
             info["outcome"] = self._outcome(reward, truncated)
+        return self._observe(obs), reward, terminated, truncated, info
+
+    def _skip(self, obs: Any, reward: float, terminated: bool, truncated: bool, info: dict[str, Any]) -> Any:
+        """Take the learner's forced decisions (one legal action) until a real choice or the end."""
+        while not (terminated or truncated):
+            legal = np.flatnonzero(info["action_mask"])
+            if len(legal) != 1:
+                break
+            obs, more, terminated, truncated, info = self.env.step(int(legal[0]))
+            reward += float(more)
+            self._length += 1
         return obs, reward, terminated, truncated, info
+
+    def _observe(self, obs: np.ndarray) -> np.ndarray:
+        if not self.privileged:
+            return obs
+        env: SingleAgentEnv = self.env  # type: ignore[assignment]
+        return np.concatenate([obs, privileged_features(env.game, env.seat, env.max_players)])
 
     def _outcome(self, reward: float, truncated: bool) -> dict[str, Any]:
         env: SingleAgentEnv = self.env  # type: ignore[assignment]
@@ -158,4 +197,4 @@ def make_training_env(config: TrainConfig) -> TrainingEnv:
         options[key] = value if not isinstance(value, list) or len(value) > 1 else value[0]
     env = SingleAgentEnv(opponents=pool, episode=e.episode, reward=e.reward, max_turns=e.max_turns,
                          max_players=e.max_players, truncation_reward=e.truncation_reward or None, **options)
-    return TrainingEnv(env, pool)
+    return TrainingEnv(env, pool, skip_forced=e.skip_forced, privileged=config.ppo.privileged_critic)

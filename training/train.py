@@ -72,12 +72,16 @@ def _env_factory(config_data: dict[str, Any]) -> Any:
 
 
 def make_vec_env(config: TrainConfig) -> Any:
-    """``ppo.n_envs`` training envs in a DummyVecEnv or SubprocVecEnv (``ppo.vec_env``)."""
+    """``ppo.n_envs`` training envs in a DummyVecEnv, SubprocVecEnv or ShardedVecEnv (``ppo.vec_env``)."""
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 
     factories = [_env_factory(config.to_dict()) for _ in range(config.ppo.n_envs)]
     if config.ppo.vec_env == "subproc":
         return SubprocVecEnv(factories, start_method="fork")
+    if config.ppo.vec_env == "sharded":
+        from .vec_env import ShardedVecEnv
+
+        return ShardedVecEnv(factories, workers=config.ppo.workers)
     return DummyVecEnv(factories)
 
 
@@ -134,6 +138,8 @@ def _callback_class() -> Any:
 
         def _on_training_start(self) -> None:
             self._push_pool()
+            for key, value in self.state.get("imitation", {}).items():
+                self.logger.record(f"imitation/{key}", value)
 
         def _snapshot(self) -> None:
             name = f"snap_{self.num_timesteps}"
@@ -289,7 +295,7 @@ def train(config: TrainConfig, resume: bool = False, progress_bar: bool | None =
     import yaml
     from sb3_contrib import MaskablePPO
 
-    from .policy import policy_kwargs
+    from .policy import policy_class, policy_kwargs
 
     run_dir = config.output_dir()
     resume_zip = run_dir / "resume" / "model.zip"
@@ -314,13 +320,20 @@ def train(config: TrainConfig, resume: bool = False, progress_bar: bool | None =
                  "next_snapshot": max(config.pool.snapshot_every, config.pool.baseline_only_steps),
                  "next_eval": config.eval.every or config.total_steps, "next_checkpoint": config.checkpoint_every}
         model = MaskablePPO(
-            "MlpPolicy", venv, learning_rate=p.learning_rate, n_steps=p.n_steps, batch_size=p.batch_size,
+            policy_class(p.privileged_critic), venv, learning_rate=p.learning_rate, n_steps=p.n_steps, batch_size=p.batch_size,
             n_epochs=p.n_epochs, gamma=p.gamma, gae_lambda=p.gae_lambda, clip_range=p.clip_range,
             ent_coef=p.ent_coef, vf_coef=p.vf_coef, max_grad_norm=p.max_grad_norm,
-            policy_kwargs=policy_kwargs(p.hidden, p.activation, config.env.max_players),
+            policy_kwargs=policy_kwargs(p.hidden, p.activation, config.env.max_players, p.privileged_critic),
             tensorboard_log=str(run_dir / "tb") if config.tensorboard else None, seed=config.seed,
             device="cpu", verbose=0,
         )
+        if config.imitation.teacher:  # the warm start (training.imitation), seeded from the run's seed
+            from .imitation import imitate
+
+            stats = imitate(model.policy, config, seed=int(np.random.SeedSequence([config.seed, 1]).generate_state(1)[0]),
+                            log=lambda s: print(f"[imitation] epoch {s['epoch']}: accuracy {100 * s['accuracy']:.1f}%, "
+                                                f"value loss {s['value_loss']:.3f}", file=sys.stderr, flush=True))
+            state["imitation"] = stats
     callback = _callback_class()(config, run_dir, state)
     remaining = config.total_steps - model.num_timesteps
     if remaining > 0:
