@@ -1,9 +1,11 @@
 """Training throughput: learner env steps per second, PPO updates included (``python -m training.bench``).
 
-Two settings: the learner against rule-based opponents, and at a 4-player table against three
-frozen PPO snapshots (numpy inference inside the env), each with a DummyVecEnv and a
-SubprocVecEnv. Every run is a real ``MaskablePPO.learn`` of ``--steps`` steps after a short
-warm-up, one torch thread per process.
+The learner against rule-based opponents at 2 and 4 players, and at a 4-player table against
+three frozen PPO snapshots (numpy inference inside the env), each with a DummyVecEnv, SB3's
+SubprocVecEnv and ``training.vec_env.ShardedVecEnv`` over 2 workers. The network and PPO
+settings are those of ``--config`` (default ``configs/classic.yaml``: 256x256, privileged critic,
+forced moves skipped); every run is a real ``MaskablePPO.learn`` of ``--steps`` steps after a
+short warm-up, one torch thread per process.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
 import argparse  # noqa: E402
 import tempfile  # noqa: E402
 import time  # noqa: E402
+from pathlib import Path  # noqa: E402
 from typing import Any  # noqa: E402
 
 
@@ -24,7 +27,7 @@ def _run(data: dict[str, Any], steps: int, snapshot: str | None) -> float:
     from sb3_contrib import MaskablePPO
 
     from .config import config_from_dict
-    from .policy import policy_kwargs
+    from .policy import policy_class, policy_kwargs
     from .train import make_vec_env
 
     torch.set_num_threads(1)
@@ -33,9 +36,10 @@ def _run(data: dict[str, Any], steps: int, snapshot: str | None) -> float:
     if snapshot:
         venv.env_method("set_pool", [("snap", snapshot)], True)
     p = config.ppo
-    model = MaskablePPO("MlpPolicy", venv, n_steps=p.n_steps, batch_size=p.batch_size, n_epochs=p.n_epochs,
-                        policy_kwargs=policy_kwargs(p.hidden, p.activation, config.env.max_players), seed=0,
-                        device="cpu")
+    model = MaskablePPO(policy_class(p.privileged_critic), venv, n_steps=p.n_steps, batch_size=p.batch_size,
+                        n_epochs=p.n_epochs, seed=0, device="cpu",
+                        policy_kwargs=policy_kwargs(p.hidden, p.activation, config.env.max_players,
+                                                    p.privileged_critic))
     model.learn(p.n_steps * p.n_envs)  # warm-up
     start = time.perf_counter()
     model.learn(steps, reset_num_timesteps=False)
@@ -47,17 +51,22 @@ def _run(data: dict[str, Any], steps: int, snapshot: str | None) -> float:
 def main(argv: list[str] | None = None) -> None:
     """Print steps/s for each setting."""
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--steps", type=int, default=16384)
+    parser.add_argument("--steps", type=int, default=32768)
+    parser.add_argument("--config", default=str(Path(__file__).resolve().parent.parent / "configs" / "classic.yaml"))
     args = parser.parse_args(argv)
     from sb3_contrib import MaskablePPO
 
-    from .config import config_from_dict
+    from .config import config_from_dict, load_config
     from .policy import export_policy, policy_kwargs
     from .pool import make_training_env
     from .train import checkpoint_metadata
 
-    base = config_from_dict({"ppo": {"n_envs": 1, "n_steps": 64, "batch_size": 64}})
-    model = MaskablePPO("MlpPolicy", make_training_env(base), policy_kwargs=policy_kwargs([128, 128], "tanh", 10),
+    source = load_config(args.config)
+    ppo, env = source.to_dict()["ppo"], source.to_dict()["env"]
+    base = config_from_dict({"ppo": {"n_envs": 1, "n_steps": 64, "batch_size": 64, "hidden": ppo["hidden"],
+                                     "activation": ppo["activation"]}})
+    model = MaskablePPO("MlpPolicy", make_training_env(base),
+                        policy_kwargs=policy_kwargs(ppo["hidden"], ppo["activation"], 10),
                         n_steps=64, batch_size=64, seed=0, device="cpu")
     snapshot = os.path.join(tempfile.mkdtemp(), "snap.safetensors")
     # An untrained snapshot (random weights) plays the PPO opponents: it costs what a trained one does.
@@ -68,12 +77,14 @@ def main(argv: list[str] | None = None) -> None:
         ("4p classic vs PPO x3", {"edition": "classic", "num_players": 4},
          {"baselines": ["rule"], "baseline_share": 0.0, "latest_share": 1.0}, snapshot),
     ]
-    vecs = [("dummy x8", {"vec_env": "dummy", "n_envs": 8, "n_steps": 512, "batch_size": 1024}),
-            ("subproc x2", {"vec_env": "subproc", "n_envs": 2, "n_steps": 2048, "batch_size": 1024})]
-    for label, env, pool, snap in settings:
-        for vec_label, ppo in vecs:
-            rate = _run({"env": {**env, "max_turns": 600}, "pool": pool, "ppo": ppo}, args.steps, snap)
-            print(f"{label:24s} {vec_label:11s} {rate:7.0f} learner steps/s", flush=True)
+    n = ppo["n_envs"]
+    vecs = [(f"dummy x{n}", {"vec_env": "dummy"}), (f"subproc x{n}", {"vec_env": "subproc"}),
+            (f"sharded 2 workers x{n}", {"vec_env": "sharded", "workers": 2})]
+    for label, table, pool, snap in settings:
+        for vec_label, vec in vecs:
+            data = {"env": {**env, **table}, "pool": pool, "ppo": {**ppo, **vec}}
+            rate = _run(data, args.steps, snap)
+            print(f"{label:24s} {vec_label:24s} {rate:7.0f} learner steps/s", flush=True)
 
 
 if __name__ == "__main__":
