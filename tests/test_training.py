@@ -54,6 +54,12 @@ def _smoke_config(run_dir: Path, **top: Any) -> dict[str, Any]:
     ({"eval": {"matchups": [{"edition": "classic", "num_players": 2, "opponent": "rule", "seats": 1}]}},
      "eval.matchups[0].seats"),
     ({"ppo": {"n_envs": 3, "n_steps": 10, "batch_size": 7}}, "ppo.batch_size"),
+    ({"imitation": {"teacher": "grandmaster"}}, "imitation.teacher"),
+    ({"imitation": {"decisions": 0}}, "imitation.decisions"),
+    ({"env": {"skip_forced": "yes"}}, "env.skip_forced"),
+    ({"ppo": {"privileged_critic": 1}}, "ppo.privileged_critic"),
+    ({"ppo": {"vec_env": "threads"}}, "ppo.vec_env"),
+    ({"ppo": {"vec_env": "sharded", "n_envs": 4, "n_steps": 64, "batch_size": 64, "workers": 5}}, "ppo.workers"),
 ])
 def test_bad_config_fails_at_once_naming_the_key(data: dict[str, Any], key: str) -> None:
     with pytest.raises(ConfigError, match=key.replace(".", r"\.").replace("[", r"\[")):
@@ -180,3 +186,185 @@ def test_truncation_reward_reaches_the_training_env() -> None:
     assert config.env.truncation_reward == -1.0
     assert make_training_env(config).env.truncation_reward == -1.0
     assert make_training_env(config_from_dict({})).env.truncation_reward is None
+
+
+# ---------------------------------------------------------------------- forced moves, the privileged critic
+def test_skip_forced_leaves_the_learner_only_real_choices() -> None:
+    config = config_from_dict({"env": {"num_players": [2, 4], "skip_forced": True}, "pool": {"baselines": ["rule"]}})
+    env = make_training_env(config)
+    obs, info = env.reset(seed=4)
+    choices = episodes = 0
+    while episodes < 20:
+        legal = np.flatnonzero(info["action_mask"])
+        assert len(legal) >= 2  # a forced decision never reaches the learner
+        choices += 1
+        obs, reward, terminated, truncated, info = env.step(int(legal[choices % len(legal)]))
+        if terminated or truncated:
+            outcome = info["outcome"]
+            assert outcome["length"] >= choices  # forced decisions are still counted as played
+            assert reward == (1.0 if outcome["won"] else -1.0 / (outcome["num_players"] - 1))
+            episodes += 1
+            choices = 0
+            obs, info = env.reset()
+
+
+def test_privileged_features_are_the_other_hands_by_offset_then_the_next_draws() -> None:
+    from training.critic import NEXT_DRAWS, privileged_features, privileged_size
+    from uno_env.core import Game
+    from uno_env.core.cards import NUM_KINDS
+
+    game = Game(Rules(num_players=3), seed=11)
+    for seat in range(3):
+        extra = privileged_features(game, seat, 4)
+        assert extra.shape == (privileged_size(4),) == ((4 - 1 + NEXT_DRAWS) * NUM_KINDS,)
+        hands = extra[:3 * NUM_KINDS].reshape(3, NUM_KINDS)
+        for offset in (1, 2):
+            expected = np.bincount(game._hands[(seat + offset) % 3], minlength=NUM_KINDS)
+            assert np.array_equal(hands[offset - 1], expected)
+        assert not hands[2].any()  # offset 3 is padding at a 3-player table
+        draws = extra[3 * NUM_KINDS:].reshape(NEXT_DRAWS, NUM_KINDS)
+        assert [int(np.flatnonzero(row)[0]) for row in draws] == game._draw[::-1][:NEXT_DRAWS]
+
+
+def test_privileged_critic_reads_the_hidden_part_and_the_exported_policy_never_does(tmp_path: Path) -> None:
+    import torch
+    from sb3_contrib import MaskablePPO
+
+    from training.policy import export_policy, policy_class, policy_kwargs
+    from training.train import checkpoint_metadata
+    from uno_env.observation import observation_size
+
+    config = config_from_dict({"env": {"num_players": [2, 3]}, "ppo": {"privileged_critic": True, "hidden": [32, 16], "activation": "relu"}})
+    env = make_training_env(config)
+    model = MaskablePPO(policy_class(True), env, policy_kwargs=policy_kwargs([32, 16], "relu", 10, True),
+                        n_steps=64, batch_size=64, seed=0, device="cpu")
+    obs, info = env.reset(seed=2)
+    public = observation_size(10)
+    assert obs.shape[0] > public
+    with torch.no_grad():
+        for param in model.policy.parameters():
+            param.add_(torch.randn_like(param) * 0.2)
+        batch = torch.as_tensor(np.stack([obs, obs]))
+        batch[1, public:] = torch.rand(obs.shape[0] - public)  # other hidden cards
+        features = model.policy.extract_features(batch)
+        logits = model.policy.action_net(model.policy.mlp_extractor.forward_actor(features)).numpy()
+        values = model.policy.predict_values(batch).numpy()
+    assert np.array_equal(logits[0], logits[1]) and values[0, 0] != values[1, 0]
+    path = tmp_path / "priv.safetensors"
+    export_policy(model.policy, path, checkpoint_metadata(config, 0))
+    agent = PPOAgent.load(path)
+    assert agent.metadata["observation_size"] == public
+    np.testing.assert_allclose(agent.logits(obs[:public]), logits[0], rtol=1e-4, atol=1e-4)
+
+
+# ---------------------------------------------------------------------- the imitation warm start
+def test_demonstrations_record_the_teacher_and_the_discounted_round_outcome() -> None:
+    from training.imitation import play_demonstrations
+
+    config = config_from_dict({"env": {"num_players": 2, "skip_forced": True}, "ppo": {"gamma": 0.9},
+                               "imitation": {"teacher": "rule"}})
+    demos = play_demonstrations(config, 300, seed=1)
+    assert len(demos) >= 300 and demos.rounds >= 3
+    assert (demos.masks.sum(axis=1) >= 2).all()  # skip_forced: only real choices
+    assert all(demos.masks[i, a] for i, a in enumerate(demos.actions))
+    # 2-player round win: every return is +-0.9^k for the k decisions the seat took after it
+    magnitudes = np.abs(demos.returns)
+    exponents = np.log(magnitudes) / np.log(0.9)
+    assert np.allclose(exponents, np.round(exponents), atol=1e-4)
+    assert (demos.returns == 1.0).sum() == (demos.returns == -1.0).sum() == demos.rounds  # last decisions
+    again = play_demonstrations(config, 300, seed=1)
+    assert np.array_equal(again.actions, demos.actions) and np.array_equal(again.observations, demos.observations)
+
+
+def test_imitation_fits_the_policy_to_the_teacher() -> None:
+    from sb3_contrib import MaskablePPO
+
+    from training.imitation import imitate, play_demonstrations
+    from training.policy import policy_kwargs
+
+    config = config_from_dict({"env": {"num_players": 2, "skip_forced": True}, "ppo": {"hidden": [64]},
+                               "imitation": {"teacher": "rule", "decisions": 4000, "epochs": 4}})
+    model = MaskablePPO("MlpPolicy", make_training_env(config), policy_kwargs=policy_kwargs([64], "relu", 10),
+                        n_steps=64, batch_size=64, seed=0, device="cpu")
+    test = play_demonstrations(config, 1000, seed=99)  # rounds the fit never saw
+    agent_before = _greedy_accuracy(model, test)
+    stats = imitate(model.policy, config, seed=3)
+    assert stats["decisions"] >= 4000 and stats["epoch"] == 4
+    assert _greedy_accuracy(model, test) > max(0.75, agent_before + 0.2)
+
+
+def _greedy_accuracy(model: Any, demos: Any) -> float:
+    actions, _ = model.predict(demos.observations.astype(np.float32), action_masks=demos.masks.astype(bool),
+                               deterministic=True)
+    return float(np.mean(actions == demos.actions))
+
+
+def test_smoke_run_with_the_warm_start_and_the_privileged_critic_plays_and_resumes(tmp_path: Path) -> None:
+    run_dir = tmp_path / "run"
+    data = _smoke_config(run_dir, imitation={"teacher": "rule", "decisions": 500, "epochs": 1})
+    data["env"]["skip_forced"] = True
+    data["ppo"]["privileged_critic"] = True
+    train(config_from_dict(data))
+    state = json.loads((run_dir / "resume" / "state.json").read_text())
+    assert state["imitation"]["decisions"] >= 500 and 0 < state["imitation"]["accuracy"] <= 1
+    agent = PPOAgent.load(run_dir / "last.safetensors")
+    assert agent.metadata["config"]["ppo"]["privileged_critic"] is True
+    result = evaluate([agent, RuleAgent()], Rules(num_players=2), 4, max_decisions=2000)
+    assert result.unfinished == 0
+    data["total_steps"] = 384
+    train(config_from_dict(data), resume=True)  # the custom policy class survives SB3's save and load
+    assert PPOAgent.load(run_dir / "last.safetensors").metadata["steps"] == 384
+
+
+# ---------------------------------------------------------------------- vectorised envs
+def test_sharded_vec_env_steps_every_env_exactly_as_one_dummy_vec_env_does() -> None:
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
+    from training.vec_env import ShardedVecEnv
+
+    config = config_from_dict({"env": {"num_players": [2, 3], "max_turns": 40, "skip_forced": True},
+                               "ppo": {"privileged_critic": True}, "pool": {"baselines": ["rule", "random"]}})
+    fns = [lambda: make_training_env(config) for _ in range(5)]
+    dummy, sharded = DummyVecEnv(fns), ShardedVecEnv(fns, workers=2)
+    try:
+        assert sharded.shards == [[0, 1, 2], [3, 4]]
+        for venv in (dummy, sharded):
+            venv.seed(9)
+        obs_d, obs_s = dummy.reset(), sharded.reset()
+        ends = 0
+        for step in range(150):
+            assert np.array_equal(obs_d, obs_s)
+            masks = np.stack(sharded.env_method("action_masks"))
+            assert np.array_equal(masks, np.stack(dummy.env_method("action_masks")))
+            actions = np.array([np.flatnonzero(m)[step % int(m.sum())] for m in masks])
+            obs_d, rew_d, done_d, info_d = dummy.step(actions)
+            obs_s, rew_s, done_s, info_s = sharded.step(actions)
+            assert np.array_equal(rew_d, rew_s) and np.array_equal(done_d, done_s)
+            for a, b in zip(info_d, info_s, strict=True):
+                if "terminal_observation" in a:
+                    ends += 1
+                    assert np.array_equal(a["terminal_observation"], b["terminal_observation"])
+                    assert a["outcome"] == b["outcome"] and a["TimeLimit.truncated"] == b["TimeLimit.truncated"]
+        assert ends > 5
+        assert sharded.get_attr("skip_forced", indices=[4, 0]) == [True, True]
+        sharded.env_method("set_pool", [], False, indices=[1, 3])  # reaches envs in both shards
+        assert sharded.get_attr("pool", indices=[3])[0].self_play is False
+        with pytest.raises(AttributeError):
+            sharded.get_attr("no_such_attribute")
+        assert sharded.get_attr("skip_forced") == [True] * 5  # the workers survive an error
+    finally:
+        dummy.close()
+        sharded.close()
+
+
+def test_a_sharded_run_trains_the_same_weights_as_a_single_process_run(tmp_path: Path) -> None:
+    from agents.ppo_agent import read_checkpoint
+
+    weights = []
+    for name, vec in (("dummy", {"vec_env": "dummy"}), ("sharded", {"vec_env": "sharded", "workers": 2})):
+        data = _smoke_config(tmp_path / name, total_steps=256)
+        data["ppo"].update(vec)
+        data["eval"]["matchups"] = []
+        train(config_from_dict(data))
+        weights.append(read_checkpoint(tmp_path / name / "last.safetensors")[0])
+    assert all(np.array_equal(weights[0][k], weights[1][k]) for k in weights[0])
