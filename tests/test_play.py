@@ -415,6 +415,23 @@ def test_play_ppo_falls_back_when_the_checkpoint_cannot_load(tmp_path: Path, mon
     assert default_checkpoint(tmp_path / "nowhere") is None
 
 
+def test_play_ppo_prefers_the_most_specialised_shipped_checkpoint_for_the_table(tmp_path: Path) -> None:
+    from agents.ppo_agent import read_checkpoint, write_checkpoint
+
+    universal = _tiny_checkpoint(tmp_path / "universal.safetensors", max_players=10)
+    tensors, meta = read_checkpoint(universal)
+    classic = tmp_path / "classic.safetensors"
+    write_checkpoint(classic, tensors, {**meta, "editions": ["classic"], "num_players": [2, 3, 4]})
+    (tmp_path / "damaged.safetensors").write_bytes(b"not a checkpoint")  # skipped, not fatal
+    assert default_checkpoint(tmp_path, "classic", 4) == classic
+    assert default_checkpoint(tmp_path, "monster_high", 4) == universal  # the specialist never saw it
+    assert default_checkpoint(tmp_path, "classic", 3) == classic
+    assert default_checkpoint(tmp_path) == universal  # no table given: the universal one
+    notices: list[str] = []
+    agent, label = make_opponent("ppo", tmp_path, notices, "classic", 2)
+    assert label == "ppo" and agent.metadata["editions"] == ["classic"] and notices == []
+
+
 def test_play_opponent_specs_split_on_commas_keep_agent_options() -> None:
     assert split_specs("ppo,rule,rule") == ["ppo", "rule", "rule"]
     assert split_specs("rule:challenge=false,urrrhhh_min=3,random") == [

@@ -7,8 +7,9 @@
 The human sits at ``--seat`` (default 0); the other seats, clockwise from the human's left,
 are played by the agents named in ``--opponents`` (one spec for all, or one per opponent,
 comma-separated): names from the agents registry (``random``, ``rule``, ``simple``, ...,
-with options as ``rule:challenge=false``), ``ppo`` for the shipped universal checkpoint or
-``ppo:PATH`` for a given one. The default is ``ppo``; when ``checkpoints/`` (``--checkpoints``)
+with options as ``rule:challenge=false``), ``ppo`` for the shipped checkpoint that fits the
+table best (the most specialised one trained on its edition and table size, else the
+universal one) or ``ppo:PATH`` for a given one. The default is ``ppo``; when ``checkpoints/`` (``--checkpoints``)
 holds no ``universal*`` checkpoint, or the PPO agent cannot be loaded, ``ppo`` falls back to
 ``rule`` with a one-line notice.
 
@@ -120,10 +121,26 @@ class ForgetfulAgent:
         return f"ForgetfulAgent({self.inner!r}, p={self.p})"
 
 
-def default_checkpoint(directory: Path) -> Path | None:
-    """The shipped universal checkpoint in ``directory``: ``universal.safetensors``, else the first ``universal*``."""
+def default_checkpoint(directory: Path, edition: str | None = None, num_players: int | None = None) -> Path | None:
+    """The shipped checkpoint to play: for a given edition and table size, the most specialised
+    ``*.safetensors`` trained on both (``classic`` over ``universal`` for classic at 2-4 players);
+    else ``universal.safetensors``, else the first ``universal*``."""
     if not directory.is_dir():
         return None
+    if edition is not None and num_players is not None:
+        from agents.ppo_agent import CheckpointError, read_checkpoint
+
+        fits = []
+        for path in sorted(directory.glob("*.safetensors")):
+            try:
+                _, meta = read_checkpoint(path)
+            except (CheckpointError, OSError):
+                continue
+            editions, tables = meta.get("editions") or [], meta.get("num_players") or []
+            if edition in editions and num_players in tables:
+                fits.append((len(editions) * len(tables), path.name, path))
+        if fits:
+            return min(fits)[2]
     preferred = directory / "universal.safetensors"
     if preferred.is_file():
         return preferred
@@ -148,8 +165,10 @@ def split_specs(text: str) -> list[str]:
     return specs
 
 
-def make_opponent(spec: str, checkpoints: Path, notices: list[str]) -> tuple[Any, str]:
-    """An agent and its display label for one spec; ``ppo`` falls back to ``rule`` with a notice."""
+def make_opponent(spec: str, checkpoints: Path, notices: list[str], edition: str | None = None,
+                  num_players: int | None = None) -> tuple[Any, str]:
+    """An agent and its display label for one spec; ``ppo`` (the shipped checkpoint for this edition
+    and table size, ``default_checkpoint``) falls back to ``rule`` with a notice."""
     from agents import RuleAgent, make_agent
 
     name, _, rest = spec.partition(":")
@@ -165,7 +184,7 @@ def make_opponent(spec: str, checkpoints: Path, notices: list[str]) -> tuple[Any
             if not path.exists():
                 raise ValueError(f"PPO checkpoint {rest!r} does not exist")
         else:
-            path = default_checkpoint(checkpoints)
+            path = default_checkpoint(checkpoints, edition, num_players)
         reason = ""
         if path is None:
             reason = f"no shipped PPO checkpoint in {checkpoints}"
@@ -735,7 +754,7 @@ def setup(args: argparse.Namespace, console: Console) -> PlaySession:
     seeder = random.Random(seed)
     for offset, spec in enumerate(specs, 1):
         seat = (human + offset) % n
-        agent, label = make_opponent(spec, args.checkpoints, notices)
+        agent, label = make_opponent(spec, args.checkpoints, notices, game.rules.edition, n)
         if forgetful > 0:
             agent = ForgetfulAgent(agent, forgetful)
         agent_seed = seeder.getrandbits(63)
