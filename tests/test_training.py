@@ -368,3 +368,25 @@ def test_a_sharded_run_trains_the_same_weights_as_a_single_process_run(tmp_path:
         train(config_from_dict(data))
         weights.append(read_checkpoint(tmp_path / name / "last.safetensors")[0])
     assert all(np.array_equal(weights[0][k], weights[1][k]) for k in weights[0])
+
+
+def test_ship_copies_the_checkpoint_with_a_reproducing_config_and_its_evaluation(tmp_path: Path) -> None:
+    from training.ship import main as ship
+
+    run_dir = tmp_path / "run"
+    data = _smoke_config(run_dir)
+    data["env"]["edition"] = "classic"
+    train(config_from_dict(data))
+    out = tmp_path / "shipped"
+    ship([str(run_dir), "--name", "tiny", "--games", "4", "--other-games", "0", "--whole-games", "2",
+          "--workers", "1", "--out-dir", str(out), "--curve", str(tmp_path / "curve.png")])
+    shipped = PPOAgent.load(out / "tiny.safetensors")
+    assert shipped.metadata["steps"] == 256
+    reproduce = load_config(out / "tiny.yaml")
+    assert reproduce.total_steps == 256 and reproduce.seed == 3 and reproduce.run_dir == ""
+    card = json.loads((out / "tiny.json").read_text())
+    units = [(r["unit"], r["num_players"], r["opponent"]) for r in card["evaluation"]]
+    assert units == [("round", 2, "rule"), ("round", 4, "rule"), ("round", 2, "random"), ("round", 4, "random"),
+                     ("game", 2, "rule"), ("game", 4, "rule"), ("game", 2, "random"), ("game", 4, "random")]
+    assert "Whole games to 500 points" in (out / "tiny.md").read_text()
+    assert (tmp_path / "curve.png").stat().st_size > 0

@@ -1,12 +1,13 @@
 """Ship a trained checkpoint: copy it under ``checkpoints/`` with its config, evaluation and curve.
 
-``python -m training.ship runs/universal --name universal --games 10000 --other-games 2000``
+``python -m training.ship runs/universal --name universal --games 10000 --other-games 2000 --whole-games 2000``
 
 Writes ``checkpoints/<name>.safetensors`` (the run's ``best``), ``checkpoints/<name>.yaml``
 (the run's config with ``total_steps`` set to the checkpoint's step, so running it again
 reproduces the checkpoint), ``checkpoints/<name>.json`` (metadata and the evaluation, per
 edition: 2 players vs rule, 4 players vs rule x3, 2 and 4 players vs random, through the
-tournament harness with seat rotation) and ``checkpoints/<name>.md`` (the same as tables),
+tournament harness with seat rotation, one round per game; then, for classic, the same lineups
+over whole games to 500 points) and ``checkpoints/<name>.md`` (the same as tables),
 plus the training curve (``--curve``, default ``docs/training_curve.png``).
 """
 
@@ -28,8 +29,9 @@ LINEUPS = ((2, "rule"), (4, "rule"), (2, "random"), (4, "random"))
 
 
 def evaluate_all(path: Path, editions: list[str], games: int, other_games: int, workers: int,
-                 seed: int = 777) -> tuple[list[dict[str, Any]], str]:
-    """Evaluate per edition and lineup; returns (rows, markdown)."""
+                 seed: int = 777, unit: str = "round") -> tuple[list[dict[str, Any]], str]:
+    """Evaluate per edition and lineup (``unit``: one round or a whole game to 500 points per game);
+    returns (rows, markdown)."""
     from agents import PPOAgent
     from agents.tournament import evaluate
     from uno_env.core import Rules
@@ -41,13 +43,15 @@ def evaluate_all(path: Path, editions: list[str], games: int, other_games: int, 
     for edition in editions:
         for n, opponent in LINEUPS:
             count = games if edition == "classic" else other_games
+            if not count:
+                continue
             result = evaluate([agent] + [opponent] * (n - 1), Rules(edition=edition, num_players=n), count,
                               labels=["ppo"] + [opponent] * (n - 1), seed=seed, workers=workers,
-                              max_decisions=2000)
+                              max_decisions=2000, unit=unit)
             s = result.stats()[0]
-            rows.append({"edition": edition, "num_players": n, "opponent": opponent, "games": result.games,
-                         "win_rate": s.win_rate, "ci_low": s.ci_low, "ci_high": s.ci_high, "chance": s.chance,
-                         "unfinished": result.unfinished, "seed": seed})
+            rows.append({"edition": edition, "num_players": n, "opponent": opponent, "unit": unit,
+                         "games": result.games, "win_rate": s.win_rate, "ci_low": s.ci_low, "ci_high": s.ci_high,
+                         "chance": s.chance, "unfinished": result.unfinished, "seed": seed})
             lines.append(f"| {edition} | {n} | {opponent} x{n - 1} | {result.games} | {100 * s.win_rate:.1f}% | "
                          f"{100 * s.ci_low:.1f}-{100 * s.ci_high:.1f}% | {100 * s.chance:.0f}% | "
                          f"{result.unfinished} |")
@@ -63,8 +67,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--checkpoint", default="best.safetensors", help="file in the run dir to ship")
     parser.add_argument("--games", type=int, default=10_000, help="games per classic lineup")
     parser.add_argument("--other-games", type=int, default=2_000, help="games per lineup in the other editions")
+    parser.add_argument("--whole-games", type=int, default=2_000,
+                        help="whole games to 500 points per classic lineup (0: none)")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--curve", default=str(ROOT / "docs" / "training_curve.png"))
+    parser.add_argument("--out-dir", default=str(ROOT / "checkpoints"), help="where shipped checkpoints live")
     args = parser.parse_args(argv)
     import yaml
 
@@ -75,8 +82,8 @@ def main(argv: list[str] | None = None) -> None:
     run_dir = Path(args.run_dir)
     source = run_dir / args.checkpoint
     _, meta = read_checkpoint(source)
-    out = ROOT / "checkpoints"
-    out.mkdir(exist_ok=True)
+    out = Path(args.out_dir)
+    out.mkdir(parents=True, exist_ok=True)
     target = out / f"{args.name}.safetensors"
     shutil.copyfile(source, target)
     config = dict(meta["config"])
@@ -87,13 +94,17 @@ def main(argv: list[str] | None = None) -> None:
         f"#   uno-env train --config checkpoints/{args.name}.yaml\n" + yaml.safe_dump(config, sort_keys=False),
         encoding="utf-8")
     rows, table = evaluate_all(target, meta["editions"], args.games, args.other_games, args.workers)
+    text = (f"# {args.name}: step {meta['steps']}, seed {meta['seed']}\n\nTournament harness, seat rotation, "
+            f"duplicate deals, deterministic policy (argmax), one round per game.\n\n{table}")
+    if args.whole_games and "classic" in meta["editions"]:
+        whole, whole_table = evaluate_all(target, ["classic"], args.whole_games, 0, args.workers, unit="game")
+        rows += whole
+        text += f"\nWhole games to 500 points (classic), the same harness:\n\n{whole_table}"
     card = {"checkpoint": target.name, "steps": meta["steps"], "seed": meta["seed"],
             "editions": meta["editions"], "num_players": meta["num_players"],
             "size_bytes": target.stat().st_size, "evaluation": rows}
     (out / f"{args.name}.json").write_text(json.dumps(card, indent=1) + "\n", encoding="utf-8")
-    (out / f"{args.name}.md").write_text(
-        f"# {args.name}: step {meta['steps']}, seed {meta['seed']}\n\nTournament harness, seat rotation, "
-        f"duplicate deals, deterministic policy (argmax), one round per game.\n\n{table}", encoding="utf-8")
+    (out / f"{args.name}.md").write_text(text, encoding="utf-8")
     if (run_dir / "evals.jsonl").exists() and args.curve:
         plot_curve(run_dir, args.curve)
     print(f"shipped {target} ({target.stat().st_size} bytes) with .yaml, .json, .md")
