@@ -121,11 +121,10 @@ class TrainingEnv(gymnasium.Wrapper):  # type: ignore[type-arg]
         """Start an episode."""
         self._length = 0
         obs, info = self.env.reset(**kwargs)
-        reward, terminated, truncated = 0.0, False, False
         if self.skip_forced:
-            obs, reward, terminated, truncated, info = self._skip(obs, 0.0, False, False, info)
+            obs, _, terminated, truncated, info = self._skip(obs, 0.0, False, False, info)
             if terminated or truncated:  # the round ended on forced moves alone: start another
-                return self.reset()
+                return self.reset(options=kwargs.get("options"))
         return self._observe(obs), info
 
     def step(self, action: Any) -> Any:
