@@ -189,4 +189,4 @@ def test_shipped_universal_checkpoint_covers_every_edition_and_table_size() -> N
     assert agent.metadata["editions"] == list(EDITIONS)
     assert agent.metadata["num_players"] == list(range(2, 11))
     assert agent.metadata["observation_version"] == OBSERVATION_VERSION
-    assert (SHIPPED_DIR / "universal.safetensors").stat().st_size < 1_000_000
+    assert (SHIPPED_DIR / "universal.safetensors").stat().st_size < 2_000_000  # 256x256 float32: 1.2 MB
