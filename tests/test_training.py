@@ -390,3 +390,18 @@ def test_ship_copies_the_checkpoint_with_a_reproducing_config_and_its_evaluation
                      ("game", 2, "rule"), ("game", 4, "rule"), ("game", 2, "random"), ("game", 4, "random")]
     assert "Whole games to 500 points" in (out / "tiny.md").read_text()
     assert (tmp_path / "curve.png").stat().st_size > 0
+
+
+def test_quickstart_table_plays_each_policy_against_the_baselines_and_the_first_against_the_rest(
+        tmp_path: Path) -> None:
+    from test_ppo_agent import _random_checkpoint
+
+    from training.quickstart import evaluation_table
+
+    paths = {name: _random_checkpoint(tmp_path / f"{name}.safetensors", seed=i)
+             for i, name in enumerate(("fresh", "shipped-a", "shipped-b"))}
+    rows = evaluation_table(paths, games=2, workers=1).splitlines()[2:]
+    lineups = [tuple(cell.strip() for cell in row.split("|")[1:5]) for row in rows]
+    assert lineups == [(name, "classic", n, opponent) for name in paths
+                       for n, opponent in (("2", "random x1"), ("2", "rule x1"), ("4", "rule x3"))] + [
+        ("fresh", "classic", "2", "shipped-a x1"), ("fresh", "classic", "2", "shipped-b x1")]

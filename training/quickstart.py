@@ -4,8 +4,8 @@
 
 Trains into ``runs/quickstart`` (replacing an earlier quickstart run), then plays through
 the tournament harness (seat rotation, duplicate deals): the fresh policy and the shipped
-``checkpoints/universal.safetensors`` each against the random and rule baselines (2 and 4
-players, classic), and the fresh policy against the shipped one.
+``checkpoints/classic.safetensors`` and ``checkpoints/universal.safetensors`` each against the
+random and rule baselines (2 and 4 players, classic), and the fresh policy against each shipped one.
 """
 
 from __future__ import annotations
@@ -21,11 +21,11 @@ import time  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
-SHIPPED = ROOT / "checkpoints" / "universal.safetensors"
+SHIPPED = ("classic", "universal")  # shipped checkpoints compared with the fresh policy, when present
 
 
 def evaluation_table(agents: dict[str, Path], games: int, workers: int, seed: int = 2024) -> str:
-    """Markdown: each agent vs the baselines (and the first vs the second, when there are two)."""
+    """Markdown: each agent vs the baselines, then the first agent head to head against each other one."""
     from agents import PPOAgent
     from agents.tournament import evaluate
     from uno_env.core import Rules
@@ -36,9 +36,9 @@ def evaluation_table(agents: dict[str, Path], games: int, workers: int, seed: in
     lineups = []
     for label, agent in loaded.items():
         lineups += [(label, agent, 2, "random"), (label, agent, 2, "rule"), (label, agent, 4, "rule")]
-    labels = list(loaded)
-    if len(labels) == 2:
-        lineups.append((labels[0], loaded[labels[0]], 2, labels[1]))
+    first, *others = list(loaded)
+    for other in others:  # the first agent head to head against each of the others
+        lineups.append((first, loaded[first], 2, other))
     for label, agent, n, opponent in lineups:
         others = [loaded[opponent]] * (n - 1) if opponent in loaded else [opponent] * (n - 1)
         result = evaluate([agent, *others], Rules(edition="classic", num_players=n), games,
@@ -72,10 +72,11 @@ def main(argv: list[str] | None = None) -> None:
     train(config)
     print(f"trained in {time.perf_counter() - start:.0f} s; checkpoints in {run_dir}")
     agents = {"quickstart": run_dir / "last.safetensors"}
-    if SHIPPED.exists():
-        agents["shipped-universal"] = SHIPPED
-    else:
-        print(f"(no shipped checkpoint at {SHIPPED}; evaluating the quickstart policy only)")
+    for name in SHIPPED:
+        if (ROOT / "checkpoints" / f"{name}.safetensors").exists():
+            agents[f"shipped-{name}"] = ROOT / "checkpoints" / f"{name}.safetensors"
+    if len(agents) == 1:
+        print(f"(no shipped checkpoint in {ROOT / 'checkpoints'}; evaluating the quickstart policy only)")
     print()
     print(evaluation_table(agents, args.games, args.workers))
 
