@@ -1,11 +1,17 @@
 """Self-play PPO training for ``uno_env`` (needs the ``train`` extra: torch, sb3-contrib, pyyaml, ...).
 
 * ``training.config``: YAML configs as typed dataclasses, checked strictly on load;
-* ``training.pool``: the opponent pool (baselines + frozen snapshots) and the training env;
-* ``training.policy``: input scaling and export to the shareable checkpoint format;
-* ``training.train``: the run (``uno-env train --config configs/universal.yaml``);
+* ``training.pool``: the opponent pool (baselines + frozen snapshots) and the training env
+  (forced moves skipped, the privileged critic's observation);
+* ``training.critic``: the hidden cards the privileged critic reads during training;
+* ``training.policy``: input scaling, the privileged-critic policy, export to the shareable format;
+* ``training.imitation``: the warm start that fits the policy and critic to a teacher's play;
+* ``training.vec_env``: ``ShardedVecEnv``, envs split over a few worker processes;
+* ``training.train``: the run (``uno-env train --config configs/classic.yaml``);
 * ``training.quickstart``: a short run, then the evaluation table (``python -m training.quickstart``);
-* ``training.plot``: the training curve from a run's ``evals.jsonl``.
+* ``training.ship``: copy a run's checkpoint under ``checkpoints/`` with its config and evaluation;
+* ``training.plot``: the training curve from a run's ``evals.jsonl``;
+* ``training.bench``: learner steps per second.
 
 Trained policies are played with ``agents.PPOAgent`` (numpy only).
 """
