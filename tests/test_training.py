@@ -55,6 +55,7 @@ def _smoke_config(run_dir: Path, **top: Any) -> dict[str, Any]:
      "eval.matchups[0].seats"),
     ({"ppo": {"n_envs": 3, "n_steps": 10, "batch_size": 7}}, "ppo.batch_size"),
     ({"imitation": {"teacher": "grandmaster"}}, "imitation.teacher"),
+    ({"imitation": {"teacher": "ppo:path=no/such/checkpoint.safetensors"}}, "imitation.teacher"),
     ({"imitation": {"decisions": 0}}, "imitation.decisions"),
     ({"env": {"skip_forced": "yes"}}, "env.skip_forced"),
     ({"ppo": {"privileged_critic": 1}}, "ppo.privileged_critic"),

@@ -277,6 +277,16 @@ def _positive(key: str, value: float, allow_zero: bool = False) -> None:
         raise ConfigError(f"{key}: must be {'non-negative' if allow_zero else 'positive'}, got {value!r}")
 
 
+def _check_agent(key: str, spec: str) -> None:
+    """Raise ConfigError naming ``key`` unless ``spec`` builds an agent (a checkpoint spec must load)."""
+    from agents.registry import make_agent
+
+    try:
+        make_agent(spec)
+    except (ValueError, OSError) as err:
+        raise ConfigError(f"{key}: {err}") from None
+
+
 def _check_semantics(c: TrainConfig) -> None:
     """Value checks beyond types, each naming its key."""
     env = c.env
@@ -331,15 +341,10 @@ def _check_semantics(c: TrainConfig) -> None:
         raise ConfigError(f"ppo.batch_size: {p.batch_size} must divide ppo.n_envs * ppo.n_steps "
                           f"({p.n_envs * p.n_steps})")
     pool = c.pool
-    from agents.registry import make_agent
-
     if not pool.baselines:
         raise ConfigError("pool.baselines: needs at least one baseline (the first opponents)")
     for spec in pool.baselines:
-        try:
-            make_agent(spec)
-        except ValueError as err:
-            raise ConfigError(f"pool.baselines: {err}") from None
+        _check_agent("pool.baselines", spec)
     for key in ("baseline_share", "latest_share"):
         if not 0 <= getattr(pool, key) <= 1:
             raise ConfigError(f"pool.{key}: must be in [0, 1], got {getattr(pool, key)!r}")
@@ -348,10 +353,7 @@ def _check_semantics(c: TrainConfig) -> None:
     _positive("pool.baseline_only_steps", pool.baseline_only_steps, allow_zero=True)
     im = c.imitation
     if im.teacher:
-        try:
-            make_agent(im.teacher)
-        except ValueError as err:
-            raise ConfigError(f"imitation.teacher: {err}") from None
+        _check_agent("imitation.teacher", im.teacher)
     for key in ("decisions", "epochs", "learning_rate", "batch_size"):
         _positive(f"imitation.{key}", getattr(im, key))
     e = c.eval
@@ -364,10 +366,7 @@ def _check_semantics(c: TrainConfig) -> None:
             raise ConfigError(f"eval.matchups[{i}].edition: unknown edition {m.edition!r}")
         if not 2 <= m.num_players <= env.max_players:
             raise ConfigError(f"eval.matchups[{i}].num_players: must be 2 to env.max_players, got {m.num_players}")
-        try:
-            make_agent(m.opponent)
-        except ValueError as err:
-            raise ConfigError(f"eval.matchups[{i}].opponent: {err}") from None
+        _check_agent(f"eval.matchups[{i}].opponent", m.opponent)
     _positive("seed", c.seed, allow_zero=True)
     _positive("total_steps", c.total_steps)
     _positive("checkpoint_every", c.checkpoint_every)
