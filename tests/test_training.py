@@ -67,6 +67,13 @@ def test_bad_config_fails_at_once_naming_the_key(data: dict[str, Any], key: str)
         config_from_dict(data)
 
 
+def test_workers_only_bound_a_sharded_vec_env() -> None:
+    # one env with the default workers is a valid config for the in-process vec envs
+    assert config_from_dict({"ppo": {"n_envs": 1, "n_steps": 64, "batch_size": 64}}).ppo.n_envs == 1
+    assert config_from_dict({"ppo": {"vec_env": "sharded", "n_envs": 2, "n_steps": 64, "batch_size": 64,
+                                     "workers": 2}}).ppo.workers == 2
+
+
 def test_bad_yaml_config_fails_from_the_command_line_naming_the_key(tmp_path: Path) -> None:
     path = tmp_path / "bad.yaml"
     path.write_text("env:\n  edition: uno_flip\n", encoding="utf-8")
@@ -178,6 +185,53 @@ def test_same_config_and_seed_train_the_same_weights(tmp_path: Path) -> None:
         assert meta["steps"] == 256
         weights.append(tensors)
     assert all(np.array_equal(weights[0][k], weights[1][k]) for k in weights[0])
+
+
+def test_a_run_stops_at_exactly_total_steps_even_mid_rollout(tmp_path: Path) -> None:
+    data = _smoke_config(tmp_path / "run", total_steps=200)  # rollouts of 2 envs x 64 steps: 128, 256, ...
+    data["eval"]["matchups"] = []
+    train(config_from_dict(data))
+    state = json.loads((tmp_path / "run" / "resume" / "state.json").read_text())
+    assert state["steps"] == 200 and "resumed_at" not in state
+    assert PPOAgent.load(tmp_path / "run" / "last.safetensors").metadata["steps"] == 200
+
+
+def test_an_interrupted_run_is_reproduced_by_training_to_its_resume_point_then_resuming(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import training.train as train_module
+    from agents.ppo_agent import read_checkpoint
+
+    class Interrupted(Exception):
+        pass
+
+    original = train_module._callback_class
+
+    def interrupting() -> Any:
+        class Interrupting(original()):  # type: ignore[misc]
+            def _save_resume(self) -> None:
+                super()._save_resume()
+                if self.num_timesteps >= 200:
+                    raise Interrupted  # killed right after the resume point at step 200 was written
+
+        return Interrupting
+
+    def config(name: str, total: int) -> Any:
+        data = _smoke_config(tmp_path / name, total_steps=total, checkpoint_every=200)
+        data["eval"]["matchups"] = []
+        return config_from_dict(data)
+
+    monkeypatch.setattr(train_module, "_callback_class", interrupting)
+    with pytest.raises(Interrupted):
+        train(config("interrupted", 384))
+    monkeypatch.setattr(train_module, "_callback_class", original)
+    assert json.loads((tmp_path / "interrupted" / "resume" / "state.json").read_text())["steps"] == 200
+    train(config("interrupted", 384), resume=True)
+    train(config("recipe", 200))
+    train(config("recipe", 384), resume=True)
+    weights = [read_checkpoint(tmp_path / name / "last.safetensors")[0] for name in ("interrupted", "recipe")]
+    assert all(np.array_equal(weights[0][k], weights[1][k]) for k in weights[0])
+    for name in ("interrupted", "recipe"):
+        assert json.loads((tmp_path / name / "resume" / "state.json").read_text())["resumed_at"] == [200]
 
 
 def test_truncation_reward_reaches_the_training_env() -> None:
@@ -385,12 +439,32 @@ def test_ship_copies_the_checkpoint_with_a_reproducing_config_and_its_evaluation
     assert shipped.metadata["steps"] == 256
     reproduce = load_config(out / "tiny.yaml")
     assert reproduce.total_steps == 256 and reproduce.seed == 3 and reproduce.run_dir == ""
+    assert "#   uno-env train --config checkpoints/tiny.yaml\n" in (out / "tiny.yaml").read_text()
     card = json.loads((out / "tiny.json").read_text())
     units = [(r["unit"], r["num_players"], r["opponent"]) for r in card["evaluation"]]
     assert units == [("round", 2, "rule"), ("round", 4, "rule"), ("round", 2, "random"), ("round", 4, "random"),
                      ("game", 2, "rule"), ("game", 4, "rule"), ("game", 2, "random"), ("game", 4, "random")]
     assert "Whole games to 500 points" in (out / "tiny.md").read_text()
     assert (tmp_path / "curve.png").stat().st_size > 0
+
+
+def test_ship_of_a_resumed_two_player_run_lists_the_commands_and_evaluates_its_table(tmp_path: Path) -> None:
+    from training.ship import main as ship
+
+    run_dir = tmp_path / "run"
+    data = _smoke_config(run_dir, total_steps=200)
+    data["env"].update(edition="classic", num_players=2)
+    train(config_from_dict(data))
+    train(config_from_dict({**data, "total_steps": 300}), resume=True)
+    out = tmp_path / "shipped"
+    ship([str(run_dir), "--name", "duo", "--checkpoint", "last.safetensors", "--games", "2", "--whole-games", "0",
+          "--workers", "1", "--out-dir", str(out), "--curve", ""])
+    text = (out / "duo.yaml").read_text()
+    assert ("#   uno-env train --config checkpoints/duo.yaml --run-dir runs/duo --total-steps 200\n"
+            "#   uno-env train --resume runs/duo --total-steps 300\n") in text
+    assert load_config(out / "duo.yaml").total_steps == 300
+    card = json.loads((out / "duo.json").read_text())
+    assert [(r["num_players"], r["opponent"]) for r in card["evaluation"]] == [(2, "rule"), (2, "random")]
 
 
 def test_quickstart_table_plays_each_policy_against_the_baselines_and_the_first_against_the_rest(

@@ -5,7 +5,8 @@ three frozen PPO snapshots (numpy inference inside the env), each with a DummyVe
 SubprocVecEnv and ``training.vec_env.ShardedVecEnv`` over 2 workers. The network and PPO
 settings are those of ``--config`` (default ``configs/classic.yaml``: 256x256, privileged critic,
 forced moves skipped); every run is a real ``MaskablePPO.learn`` of ``--steps`` steps after a
-short warm-up, one torch thread per process.
+short warm-up, one torch thread per process. Each setting runs ``--repeats`` times, interleaved
+with the others (shared machines are noisy), and the table reports the median and the range.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
 import argparse  # noqa: E402
+import statistics  # noqa: E402
 import tempfile  # noqa: E402
 import time  # noqa: E402
 from pathlib import Path  # noqa: E402
@@ -52,6 +54,7 @@ def main(argv: list[str] | None = None) -> None:
     """Print steps/s for each setting."""
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--steps", type=int, default=32768)
+    parser.add_argument("--repeats", type=int, default=3, help="interleaved runs per setting; the median is reported")
     parser.add_argument("--config", default=str(Path(__file__).resolve().parent.parent / "configs" / "classic.yaml"))
     args = parser.parse_args(argv)
     from sb3_contrib import MaskablePPO
@@ -80,12 +83,17 @@ def main(argv: list[str] | None = None) -> None:
     n = ppo["n_envs"]
     vecs = [(f"dummy x{n}", {"vec_env": "dummy"}), (f"subproc x{n}", {"vec_env": "subproc"}),
             (f"sharded 2 workers x{n}", {"vec_env": "sharded", "workers": 2})]
-    for label, table, pool, snap in settings:
-        for vec_label, vec in vecs:
-            data = {"env": {**env, **table}, "pool": pool, "ppo": {**ppo, **vec}}
+    runs = [(label, vec_label, {"env": {**env, **table}, "pool": pool, "ppo": {**ppo, **vec}}, snap)
+            for label, table, pool, snap in settings for vec_label, vec in vecs]
+    rates: dict[tuple[str, str], list[float]] = {}
+    for repeat in range(args.repeats):
+        for label, vec_label, data, snap in runs:
             rate = _run(data, args.steps, snap)
-            print(f"{label:24s} {vec_label:24s} {rate:7.0f} learner steps/s", flush=True)
-
+            rates.setdefault((label, vec_label), []).append(rate)
+            print(f"[{repeat + 1}/{args.repeats}] {label:24s} {vec_label:24s} {rate:7.0f} learner steps/s", flush=True)
+    print(f"\n| table | vec env | learner steps/s (median of {args.repeats}) | range |\n|---|---|---:|---|")
+    for (label, vec_label), values in rates.items():
+        print(f"| {label} | {vec_label} | {statistics.median(values):.0f} | {min(values):.0f}-{max(values):.0f} |")
 
 if __name__ == "__main__":
     main()

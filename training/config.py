@@ -331,7 +331,7 @@ def _check_semantics(c: TrainConfig) -> None:
     _positive("ppo.vf_coef", p.vf_coef, allow_zero=True)
     if p.vec_env not in ("dummy", "subproc", "sharded"):
         raise ConfigError(f"ppo.vec_env: must be dummy, subproc or sharded, got {p.vec_env!r}")
-    if not 1 <= p.workers <= p.n_envs:
+    if p.vec_env == "sharded" and not 1 <= p.workers <= p.n_envs:
         raise ConfigError(f"ppo.workers: must be 1 to ppo.n_envs ({p.n_envs}), got {p.workers}")
     if p.activation not in ("tanh", "relu"):
         raise ConfigError(f"ppo.activation: must be tanh or relu, got {p.activation!r}")

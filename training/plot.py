@@ -1,6 +1,6 @@
 """The training curve: win rate (95% interval) per evaluation matchup against learner steps.
 
-``python -m training.plot runs/universal [--out docs/training_curve.png]`` reads the run's
+``python -m training.plot runs/universal [--out docs/training_curve_universal.png]`` reads the run's
 ``evals.jsonl``.
 """
 
@@ -60,7 +60,7 @@ def main(argv: list[str] | None = None) -> None:
     """Command line."""
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("run_dir")
-    parser.add_argument("--out", default="docs/training_curve.png")
+    parser.add_argument("--out", default="training_curve.png")
     parser.add_argument("--title")
     args = parser.parse_args(argv)
     plot_curve(args.run_dir, args.out, args.title)

@@ -4,11 +4,13 @@
 
 Writes ``checkpoints/<name>.safetensors`` (the run's ``best``), ``checkpoints/<name>.yaml``
 (the run's config with ``total_steps`` set to the checkpoint's step, so running it again
-reproduces the checkpoint), ``checkpoints/<name>.json`` (metadata and the evaluation, per
-edition: 2 players vs rule, 4 players vs rule x3, 2 and 4 players vs random, through the
-tournament harness with seat rotation, one round per game; then, for classic, the same lineups
-over whole games to 500 points) and ``checkpoints/<name>.md`` (the same as tables),
-plus the training curve (``--curve``, default ``docs/training_curve.png``).
+reproduces the checkpoint as that run's ``last.safetensors``; for a run that was resumed, its
+header lists the commands, one per resume), ``checkpoints/<name>.json`` (metadata and the
+evaluation, per edition: against rule and against random at 2 and 4 players, or at the table
+sizes ``--players`` names, through the tournament harness with seat rotation, one round per
+game; then, for classic, the same lineups over whole games to 500 points) and
+``checkpoints/<name>.md`` (the same as tables),
+plus the training curve (``--curve``, default ``docs/training_curve_<name>.png``).
 """
 
 from __future__ import annotations
@@ -25,11 +27,26 @@ from pathlib import Path  # noqa: E402
 from typing import Any  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
-LINEUPS = ((2, "rule"), (4, "rule"), (2, "random"), (4, "random"))
+
+
+def lineups(players: list[int]) -> list[tuple[int, str]]:
+    """(table size, opponent) pairs evaluated: each size against rule, then each against random."""
+    return [(n, opponent) for opponent in ("rule", "random") for n in players]
+
+
+def recipe(name: str, steps: int, resumed_at: list[int]) -> str:
+    """The commands that train ``checkpoints/<name>.yaml`` to ``steps``, one more per resume before it."""
+    stops = [s for s in resumed_at if s < steps]
+    if not stops:
+        return f"#   uno-env train --config checkpoints/{name}.yaml\n"
+    lines = [f"#   uno-env train --config checkpoints/{name}.yaml --run-dir runs/{name} --total-steps {stops[0]}\n"]
+    lines += [f"#   uno-env train --resume runs/{name} --total-steps {s}\n" for s in stops[1:] + [steps]]
+    return "".join(lines)
 
 
 def evaluate_all(path: Path, editions: list[str], games: int, other_games: int, workers: int,
-                 seed: int = 777, unit: str = "round") -> tuple[list[dict[str, Any]], str]:
+                 seed: int = 777, unit: str = "round", players: list[int] | None = None,
+                 ) -> tuple[list[dict[str, Any]], str]:
     """Evaluate per edition and lineup (``unit``: one round or a whole game to 500 points per game);
     returns (rows, markdown)."""
     from agents import PPOAgent
@@ -41,7 +58,7 @@ def evaluate_all(path: Path, editions: list[str], games: int, other_games: int, 
     lines = ["| edition | players | opponents | games | PPO win rate | 95% CI | chance | abandoned |",
              "|---|---:|---|---:|---:|---|---:|---:|"]
     for edition in editions:
-        for n, opponent in LINEUPS:
+        for n, opponent in lineups(players or [2, 4]):
             count = games if edition == "classic" else other_games
             if not count:
                 continue
@@ -70,8 +87,10 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--whole-games", type=int, default=2_000,
                         help="whole games to 500 points per classic lineup (0: none)")
     parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument("--curve", default=str(ROOT / "docs" / "training_curve.png"))
+    parser.add_argument("--curve", help="training-curve PNG (default docs/training_curve_<name>.png; '' for none)")
     parser.add_argument("--out-dir", default=str(ROOT / "checkpoints"), help="where shipped checkpoints live")
+    parser.add_argument("--players", type=int, nargs="+",
+                        help="table sizes to evaluate (default: 2 and 4, those of them the checkpoint trained on)")
     args = parser.parse_args(argv)
     import yaml
 
@@ -89,15 +108,19 @@ def main(argv: list[str] | None = None) -> None:
     config = dict(meta["config"])
     config["total_steps"] = meta["steps"]
     config["run_dir"] = ""
+    state_path = run_dir / "resume" / "state.json"
+    resumed_at = json.loads(state_path.read_text(encoding="utf-8")).get("resumed_at", []) if state_path.exists() else []
     (out / f"{args.name}.yaml").write_text(
-        f"# Reproduces checkpoints/{args.name}.safetensors (step {meta['steps']}, seed {meta['seed']}):\n"
-        f"#   uno-env train --config checkpoints/{args.name}.yaml\n" + yaml.safe_dump(config, sort_keys=False),
-        encoding="utf-8")
-    rows, table = evaluate_all(target, meta["editions"], args.games, args.other_games, args.workers)
+        f"# Reproduces checkpoints/{args.name}.safetensors (step {meta['steps']}, seed {meta['seed']}) as the run's\n"
+        f"# last.safetensors:\n" + recipe(args.name, meta["steps"], resumed_at)
+        + yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
+    players = args.players or [n for n in (2, 4) if n in meta["num_players"]] or sorted(meta["num_players"])[:1]
+    rows, table = evaluate_all(target, meta["editions"], args.games, args.other_games, args.workers, players=players)
     text = (f"# {args.name}: step {meta['steps']}, seed {meta['seed']}\n\nTournament harness, seat rotation, "
             f"duplicate deals, deterministic policy (argmax), one round per game.\n\n{table}")
     if args.whole_games and "classic" in meta["editions"]:
-        whole, whole_table = evaluate_all(target, ["classic"], args.whole_games, 0, args.workers, unit="game")
+        whole, whole_table = evaluate_all(target, ["classic"], args.whole_games, 0, args.workers, unit="game",
+                                          players=players)
         rows += whole
         text += f"\nWhole games to 500 points (classic), the same harness:\n\n{whole_table}"
     card = {"checkpoint": target.name, "steps": meta["steps"], "seed": meta["seed"],
@@ -105,8 +128,9 @@ def main(argv: list[str] | None = None) -> None:
             "size_bytes": target.stat().st_size, "evaluation": rows}
     (out / f"{args.name}.json").write_text(json.dumps(card, indent=1) + "\n", encoding="utf-8")
     (out / f"{args.name}.md").write_text(text, encoding="utf-8")
-    if (run_dir / "evals.jsonl").exists() and args.curve:
-        plot_curve(run_dir, args.curve)
+    curve = str(ROOT / "docs" / f"training_curve_{args.name}.png") if args.curve is None else args.curve
+    if (run_dir / "evals.jsonl").exists() and curve:
+        plot_curve(run_dir, curve)
     print(f"shipped {target} ({target.stat().st_size} bytes) with .yaml, .json, .md")
 
 

@@ -17,6 +17,12 @@ A run directory (``runs/<name>`` by default) holds:
 * ``tb/``: TensorBoard scalars (``tensorboard --logdir runs``): SB3's losses and rollout
   stats, ``eval/<matchup>/win_rate`` with ``ci_low``/``ci_high``, ``pool/elo/<name>``,
   ``pool/win_rate_vs/<name>``, ``episodes/truncated_share``, ``episodes/length``.
+
+A run stops at exactly ``total_steps`` learner steps (mid-rollout if need be; that partial
+rollout is not trained on), so ``--total-steps S`` ends where an interrupted run's resume point
+at step S stands, and a resumed run is reproduced by ``uno-env train --config X --total-steps S``
+then ``uno-env train --resume runs/<name> --total-steps N`` (``state.json`` lists the
+``resumed_at`` steps; ``training.ship`` writes the commands into a shipped checkpoint's config).
 """
 
 from __future__ import annotations
@@ -197,7 +203,7 @@ def _callback_class() -> Any:
             if self.num_timesteps >= s["next_checkpoint"]:
                 self._save_resume()
                 s["next_checkpoint"] = self.num_timesteps + c.checkpoint_every
-            return True
+            return self.num_timesteps < c.total_steps  # stop at exactly total_steps
 
         def _on_rollout_end(self) -> None:
             for key, values in self.recent.items():
@@ -314,6 +320,7 @@ def train(config: TrainConfig, resume: bool = False, progress_bar: bool | None =
     if resume:
         state = json.loads((run_dir / "resume" / "state.json").read_text(encoding="utf-8"))
         model = MaskablePPO.load(resume_zip, env=venv, device="cpu")
+        state.setdefault("resumed_at", []).append(int(state["steps"]))  # how to reproduce: training.ship
         venv.seed(config.seed + int(state["steps"]))  # fresh episodes, still derived from the seed
     else:
         state = {"snapshots": [], "elo": {"learner": 1000.0}, "best_score": -math.inf, "steps": 0,
