@@ -263,6 +263,61 @@ def test_skip_forced_leaves_the_learner_only_real_choices() -> None:
             obs, info = env.reset()
 
 
+def test_reward_scale_multiplies_the_round_points_but_not_the_truncation_reward() -> None:
+    def play(scale: float, max_turns: int) -> list[tuple[float, bool, float]]:
+        config = config_from_dict({"env": {"num_players": [2, 3], "reward": "score", "reward_scale": scale,
+                                           "max_turns": max_turns, "truncation_reward": -1.0},
+                                   "pool": {"baselines": ["rule"]}})
+        env = make_training_env(config)
+        obs, info = env.reset(seed=9)
+        ends, step = [], 0
+        while len(ends) < 12:
+            legal = np.flatnonzero(info["action_mask"])
+            step += 1
+            obs, reward, terminated, truncated, info = env.step(int(legal[step % len(legal)]))
+            if terminated or truncated:
+                game = env.unwrapped.game
+                ends.append((reward, info["outcome"]["truncated"], float(game.hand_value(env.unwrapped.seat))))
+                obs, info = env.reset()
+        return ends
+
+    for max_turns in (1000, 12):  # rounds that finish; rounds cut off by max_turns
+        raw, scaled = play(1.0, max_turns), play(0.01, max_turns)
+        assert [t for _, t, _ in raw] == [t for _, t, _ in scaled]  # the same episodes
+        for (r, cut, hand), (r_scaled, _, _) in zip(raw, scaled, strict=True):
+            if cut:
+                assert r == r_scaled == -1.0  # truncation_reward, already in the scaled units
+            else:
+                assert r_scaled == pytest.approx(0.01 * r) and (r > 0 or r == -hand)
+        assert any(cut for _, cut, _ in raw) == (max_turns == 12)
+
+
+def test_init_from_starts_the_actor_from_a_checkpoint_and_refuses_another_network(tmp_path: Path) -> None:
+    from agents.ppo_agent import read_checkpoint
+    from sb3_contrib import MaskablePPO
+    from training.policy import load_actor, policy_class, policy_kwargs, policy_tensors
+
+    data = _smoke_config(tmp_path / "source")
+    data["eval"]["matchups"] = []
+    train(config_from_dict(data))
+    source = tmp_path / "source" / "last.safetensors"
+    config = config_from_dict({**_smoke_config(tmp_path / "tuned"), "ppo": {
+        **data["ppo"], "privileged_critic": True, "init_from": str(source)}})
+    model = MaskablePPO(policy_class(True), make_training_env(config), n_steps=64, batch_size=64, device="cpu",
+                        policy_kwargs=policy_kwargs([16], config.ppo.activation, 10, True), seed=0)
+    load_actor(model.policy, source)
+    expected, _ = read_checkpoint(source)
+    ours = policy_tensors(model.policy)
+    assert all(np.array_equal(ours[k], expected[k]) for k in expected)
+    with pytest.raises(ConfigError, match=r"ppo\.init_from: .*hidden \[16\].*\[32\]"):
+        config_from_dict({"ppo": {"hidden": [32], "init_from": str(source)}})
+    with pytest.raises(ConfigError, match=r"ppo\.init_from"):
+        config_from_dict({"ppo": {"hidden": [16], "init_from": str(tmp_path / "missing.safetensors")}})
+    # a run with init_from trains from those weights
+    train(config)
+    assert PPOAgent.load(tmp_path / "tuned" / "last.safetensors").metadata["config"]["ppo"]["init_from"] == str(source)
+
+
 def test_privileged_features_are_the_other_hands_by_offset_then_the_next_draws() -> None:
     from training.critic import NEXT_DRAWS, privileged_features, privileged_size
     from uno_env.core import Game

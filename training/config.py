@@ -38,6 +38,9 @@ class EnvConfig:
     """``round`` (one deal per episode) or ``game`` (to the target score)."""
     reward: str = "win"
     """``win`` or ``score`` (see ``uno_env.env``)."""
+    reward_scale: float = 1.0
+    """The learner's rewards are multiplied by this (e.g. 0.01 for ``score``'s points);
+    ``truncation_reward`` is not, it is given in the scaled units."""
     max_turns: int = 600
     """Decisions (all seats) before an episode is truncated and bootstrapped."""
     truncation_reward: float = 0.0
@@ -89,6 +92,10 @@ class PPOConfig:
     """``tanh`` or ``relu``."""
     privileged_critic: bool = False
     """The value network also reads the hidden cards (``training.critic``); the policy never does."""
+    init_from: str = ""
+    """A checkpoint (``agents.ppo_agent`` format, same ``hidden`` and ``activation``) whose actor
+    weights start the policy; the critic starts fresh (``imitation.teacher: ppo:path=<it>`` fits it).
+    A relative path is from the working directory."""
 
 
 @dataclass
@@ -287,6 +294,20 @@ def _check_agent(key: str, spec: str) -> None:
         raise ConfigError(f"{key}: {err}") from None
 
 
+def _check_init(path: str, hidden: list[int], activation: str, max_players: int) -> None:
+    """Raise ConfigError (key ``ppo.init_from``) unless ``path`` is a loadable checkpoint of this network."""
+    from agents.ppo_agent import read_checkpoint
+
+    try:
+        _, meta = read_checkpoint(path)
+    except (ValueError, OSError) as err:
+        raise ConfigError(f"ppo.init_from: {err}") from None
+    theirs = (list(meta["hidden"]), meta["activation"], meta["max_players"])
+    if theirs != (list(hidden), activation, max_players):
+        raise ConfigError(f"ppo.init_from: {path} has hidden {theirs[0]}, activation {theirs[1]}, max_players "
+                          f"{theirs[2]}; this run has {list(hidden)}, {activation}, {max_players}")
+
+
 def _check_semantics(c: TrainConfig) -> None:
     """Value checks beyond types, each naming its key."""
     env = c.env
@@ -309,6 +330,7 @@ def _check_semantics(c: TrainConfig) -> None:
     if env.reward not in ("win", "score"):
         raise ConfigError(f"env.reward: must be win or score, got {env.reward!r}")
     _positive("env.max_turns", env.max_turns)
+    _positive("env.reward_scale", env.reward_scale)
     allowed = set(option_names()) - {"edition", "num_players"}
     for key, value in env.rules.items():
         if key not in allowed:
@@ -351,6 +373,8 @@ def _check_semantics(c: TrainConfig) -> None:
     _positive("pool.snapshot_every", pool.snapshot_every)
     _positive("pool.size", pool.size)
     _positive("pool.baseline_only_steps", pool.baseline_only_steps, allow_zero=True)
+    if p.init_from:
+        _check_init(p.init_from, p.hidden, p.activation, env.max_players)
     im = c.imitation
     if im.teacher:
         _check_agent("imitation.teacher", im.teacher)

@@ -9,8 +9,8 @@ steps go into learning what any heuristic already knows. With ``imitation.teache
    the tables the config trains on (edition, table size and rule options drawn per round
    like the training env's), recording each decision's observation (with the privileged
    part when ``ppo.privileged_critic``), mask, the teacher's action, and the discounted
-   return that seat went on to get (the env's reward, ``ppo.gamma`` per decision of that
-   seat);
+   return that seat went on to get (the env's reward times ``env.reward_scale``, ``ppo.gamma``
+   per decision of that seat);
 2. trains the policy for ``imitation.epochs`` passes over them: cross-entropy of the masked
    policy on the teacher's actions plus ``ppo.vf_coef`` x the squared error of the value on
    the returns (a value fitted to the teacher's play, so PPO's first advantages are sound).
@@ -116,7 +116,7 @@ def play_demonstrations(config: TrainConfig, decisions: int, seed: int) -> Demon
             for s, name in enumerate(env.possible_agents):
                 reward = env.rewards.get(name, 0.0)
                 if reward and collected[s]:
-                    collected[s][-1] += reward
+                    collected[s][-1] += reward * e.reward_scale
         truncated = any(env.truncations.values())
         for s in range(n):
             # a cut-off round scores truncation_reward (when set) at the seat's last decision

@@ -132,6 +132,27 @@ def policy_tensors(policy: Any) -> dict[str, np.ndarray]:
     return tensors
 
 
+def load_actor(policy: Any, path: str | os.PathLike[str]) -> None:
+    """Start ``policy``'s actor from a checkpoint's weights (the inverse of ``policy_tensors``);
+    the critic is left as it is. Raises ``CheckpointError`` for a checkpoint of another shape."""
+    from agents.ppo_agent import CheckpointError, read_checkpoint
+
+    tensors, _ = read_checkpoint(path)
+    ours = policy_tensors(policy)
+    if set(tensors) != set(ours) or any(tensors[k].shape != ours[k].shape for k in ours):
+        raise CheckpointError(f"{path}: its network ({sorted((k, v.shape) for k, v in tensors.items())}) is not "
+                              f"this run's ({sorted((k, v.shape) for k, v in ours.items())})")
+    if not np.allclose(tensors["obs_scale"], ours["obs_scale"]):
+        raise CheckpointError(f"{path}: its observation scaling differs from this run's")
+    linears = [m for m in policy.mlp_extractor.policy_net if isinstance(m, nn.Linear)]
+    with torch.no_grad():
+        for i, layer in enumerate(linears):
+            layer.weight.copy_(torch.as_tensor(tensors[f"hidden.{i}.weight"]))
+            layer.bias.copy_(torch.as_tensor(tensors[f"hidden.{i}.bias"]))
+        policy.action_net.weight.copy_(torch.as_tensor(tensors["action.weight"]))
+        policy.action_net.bias.copy_(torch.as_tensor(tensors["action.bias"]))
+
+
 def export_policy(policy: Any, path: str | os.PathLike[str], metadata: dict[str, Any]) -> None:
     """Write ``policy``'s actor to ``path`` (safetensors + JSON metadata in its header)."""
     write_checkpoint(path, policy_tensors(policy), metadata)

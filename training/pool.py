@@ -104,14 +104,17 @@ class TrainingEnv(gymnasium.Wrapper):  # type: ignore[type-arg]
     (its reward is added to the step's), so the learner only sees real choices.
     ``privileged``: each observation is followed by ``training.critic.privileged_features``
     (for a privileged critic; the policy network reads only the public part).
+    ``reward_scale``: the env's rewards are multiplied by it (``reward="score"`` pays points, in the
+    hundreds); a cut-off episode's ``truncation_reward`` is not, it is already in the scaled units.
     """
 
     def __init__(self, env: SingleAgentEnv, pool: PoolOpponent, skip_forced: bool = False,
-                 privileged: bool = False) -> None:
+                 privileged: bool = False, reward_scale: float = 1.0) -> None:
         super().__init__(env)
         self.pool = pool
         self.skip_forced = skip_forced
         self.privileged = privileged
+        self.reward_scale = reward_scale
         if privileged:
             low, high = critic_bounds(env.max_players)
             self.observation_space = gymnasium.spaces.Box(low=low, high=high, dtype=np.float32)
@@ -129,8 +132,7 @@ class TrainingEnv(gymnasium.Wrapper):  # type: ignore[type-arg]
 
     def step(self, action: Any) -> Any:
         """Step; at the end add the outcome record."""
-        obs, step_reward, terminated, truncated, info = self.env.step(action)
-        reward = float(step_reward)
+        obs, reward, terminated, truncated, info = self._step(action)
         self._length += 1
         if self.skip_forced:
             obs, reward, terminated, truncated, info = self._skip(obs, reward, terminated, truncated, info)
@@ -138,14 +140,21 @@ class TrainingEnv(gymnasium.Wrapper):  # type: ignore[type-arg]
             info["outcome"] = self._outcome(reward, truncated)
         return self._observe(obs), reward, terminated, truncated, info
 
+    def _step(self, action: int) -> Any:
+        """One env step, its reward scaled unless it is a cut-off episode's ``truncation_reward``."""
+        obs, reward, terminated, truncated, info = self.env.step(action)
+        game = self.env.game  # type: ignore[attr-defined]
+        cut_off = (terminated or truncated) and game is not None and not game.is_round_over
+        return obs, float(reward) * (1.0 if cut_off else self.reward_scale), terminated, truncated, info
+
     def _skip(self, obs: Any, reward: float, terminated: bool, truncated: bool, info: dict[str, Any]) -> Any:
         """Take the learner's forced decisions (one legal action) until a real choice or the end."""
         while not (terminated or truncated):
             legal = np.flatnonzero(info["action_mask"])
             if len(legal) != 1:
                 break
-            obs, more, terminated, truncated, info = self.env.step(int(legal[0]))
-            reward += float(more)
+            obs, more, terminated, truncated, info = self._step(int(legal[0]))
+            reward += more
             self._length += 1
         return obs, reward, terminated, truncated, info
 
@@ -196,4 +205,5 @@ def make_training_env(config: TrainConfig) -> TrainingEnv:
         options[key] = value if not isinstance(value, list) or len(value) > 1 else value[0]
     env = SingleAgentEnv(opponents=pool, episode=e.episode, reward=e.reward, max_turns=e.max_turns,
                          max_players=e.max_players, truncation_reward=e.truncation_reward or None, **options)
-    return TrainingEnv(env, pool, skip_forced=e.skip_forced, privileged=config.ppo.privileged_critic)
+    return TrainingEnv(env, pool, skip_forced=e.skip_forced, privileged=config.ppo.privileged_critic,
+                       reward_scale=e.reward_scale)

@@ -334,6 +334,10 @@ def train(config: TrainConfig, resume: bool = False, progress_bar: bool | None =
             tensorboard_log=str(run_dir / "tb") if config.tensorboard else None, seed=config.seed,
             device="cpu", verbose=0,
         )
+        if p.init_from:  # the actor starts from a checkpoint's weights
+            from .policy import load_actor
+
+            load_actor(model.policy, p.init_from)
         if config.imitation.teacher:  # the warm start (training.imitation), seeded from the run's seed
             from .imitation import imitate
 
