@@ -427,6 +427,12 @@ def test_play_ppo_prefers_the_most_specialised_shipped_checkpoint_for_the_table(
     assert default_checkpoint(tmp_path, "monster_high", 4) == universal  # the specialist never saw it
     assert default_checkpoint(tmp_path, "classic", 3) == classic
     assert default_checkpoint(tmp_path) == universal  # no table given: the universal one
+    points = tmp_path / "classic_points.safetensors"
+    config = {**meta.get("config", {}), "env": {**meta.get("config", {}).get("env", {}), "reward": "score"}}
+    write_checkpoint(points, tensors, {**meta, "editions": ["classic"], "num_players": [2, 3, 4], "config": config})
+    assert default_checkpoint(tmp_path, "classic", 4) == points  # equally specialised: trained on points
+    assert default_checkpoint(tmp_path, "monster_high", 2) == universal
+    points.unlink()
     notices: list[str] = []
     agent, label = make_opponent("ppo", tmp_path, notices, "classic", 2)
     assert label == "ppo" and agent.metadata["editions"] == ["classic"] and notices == []

@@ -88,6 +88,10 @@ def test_shipped_configs_load() -> None:
     for path in sorted((ROOT / "configs").glob("*.yaml")):
         config = load_config(path)
         assert config.total_steps > 0 and config.name == path.stem
+    for path in sorted((ROOT / "checkpoints").glob("*.yaml")):  # each reproduces its checkpoint
+        config = load_config(path)
+        meta = PPOAgent.load(path.with_suffix(".safetensors")).metadata
+        assert config.total_steps == meta["steps"] and config.seed == meta["seed"]
 
 
 def test_edition_all_and_table_lists_are_sampled_per_episode() -> None:
@@ -293,8 +297,9 @@ def test_reward_scale_multiplies_the_round_points_but_not_the_truncation_reward(
 
 
 def test_init_from_starts_the_actor_from_a_checkpoint_and_refuses_another_network(tmp_path: Path) -> None:
-    from agents.ppo_agent import read_checkpoint
     from sb3_contrib import MaskablePPO
+
+    from agents.ppo_agent import read_checkpoint
     from training.policy import load_actor, policy_class, policy_kwargs, policy_tensors
 
     data = _smoke_config(tmp_path / "source")

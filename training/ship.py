@@ -46,7 +46,7 @@ def recipe(name: str, steps: int, resumed_at: list[int]) -> str:
 
 def evaluate_all(path: Path, editions: list[str], games: int, other_games: int, workers: int,
                  seed: int = 777, unit: str = "round", players: list[int] | None = None,
-                 ) -> tuple[list[dict[str, Any]], str]:
+                 max_decisions: int = 2000) -> tuple[list[dict[str, Any]], str]:
     """Evaluate per edition and lineup (``unit``: one round or a whole game to 500 points per game);
     returns (rows, markdown)."""
     from agents import PPOAgent
@@ -64,7 +64,7 @@ def evaluate_all(path: Path, editions: list[str], games: int, other_games: int, 
                 continue
             result = evaluate([agent] + [opponent] * (n - 1), Rules(edition=edition, num_players=n), count,
                               labels=["ppo"] + [opponent] * (n - 1), seed=seed, workers=workers,
-                              max_decisions=2000, unit=unit)
+                              max_decisions=max_decisions, unit=unit)
             s = result.stats()[0]
             rows.append({"edition": edition, "num_players": n, "opponent": opponent, "unit": unit,
                          "games": result.games, "win_rate": s.win_rate, "ci_low": s.ci_low, "ci_high": s.ci_high,

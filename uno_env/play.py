@@ -123,8 +123,10 @@ class ForgetfulAgent:
 
 def default_checkpoint(directory: Path, edition: str | None = None, num_players: int | None = None) -> Path | None:
     """The shipped checkpoint to play: for a given edition and table size, the most specialised
-    ``*.safetensors`` trained on both (``classic`` over ``universal`` for classic at 2-4 players);
-    else ``universal.safetensors``, else the first ``universal*``."""
+    ``*.safetensors`` trained on both (``classic`` over ``universal`` for classic at 2-4 players;
+    between equally specialised ones, one trained on round points, ``env.reward: score``, since
+    points decide the whole games people play); else ``universal.safetensors``, else the first
+    ``universal*``."""
     if not directory.is_dir():
         return None
     if edition is not None and num_players is not None:
@@ -138,9 +140,10 @@ def default_checkpoint(directory: Path, edition: str | None = None, num_players:
                 continue
             editions, tables = meta.get("editions") or [], meta.get("num_players") or []
             if edition in editions and num_players in tables:
-                fits.append((len(editions) * len(tables), path.name, path))
+                on_points = ((meta.get("config") or {}).get("env") or {}).get("reward") == "score"
+                fits.append((len(editions) * len(tables), not on_points, path.name, path))
         if fits:
-            return min(fits)[2]
+            return min(fits)[-1]
     preferred = directory / "universal.safetensors"
     if preferred.is_file():
         return preferred
