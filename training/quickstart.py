@@ -4,8 +4,9 @@
 
 Trains into ``runs/quickstart`` (replacing an earlier quickstart run), then plays through
 the tournament harness (seat rotation, duplicate deals): the fresh policy and the shipped
-``checkpoints/classic.safetensors`` and ``checkpoints/universal.safetensors`` each against the
-random and rule baselines (2 and 4 players, classic), and the fresh policy against each shipped one.
+``checkpoints/classic.safetensors``, ``classic_points.safetensors`` and ``universal.safetensors``
+each against the random and rule baselines (2 and 4 players, classic), and the fresh policy
+against each shipped one.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ import time  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
-SHIPPED = ("classic", "universal")  # shipped checkpoints compared with the fresh policy, when present
+SHIPPED = ("classic", "classic_points", "universal")  # shipped checkpoints compared with the fresh policy, when present
 
 
 def evaluation_table(agents: dict[str, Path], games: int, workers: int, seed: int = 2024) -> str:
