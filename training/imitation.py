@@ -75,6 +75,7 @@ def play_demonstrations(config: TrainConfig, decisions: int, seed: int) -> Demon
     actions: list[int] = []
     returns: list[float] = []
     envs: dict[tuple[tuple[str, Any], ...], raw_env] = {}
+    teachers_at: dict[int, list[Any]] = {}  # per table size, built once (a checkpoint teacher loads its file)
     rounds = 0
     while len(actions) < decisions:
         options = _draw_table(config, rng)
@@ -86,8 +87,10 @@ def play_demonstrations(config: TrainConfig, decisions: int, seed: int) -> Demon
                                       max_players=e.max_players)
         env.reset(seed=int(rng.integers(2**63)))
         n = env.rules.num_players
-        teachers = [make_agent(spec) for _ in range(n)]
-        for teacher in teachers:
+        if n not in teachers_at:
+            teachers_at[n] = [make_agent(spec) for _ in range(n)]
+        teachers = teachers_at[n]
+        for teacher in teachers:  # reseeded and reset every round, as the tournament harness does
             teacher.seed(int(rng.integers(2**31)))
             teacher.reset()
         # per seat: indices of its recorded decisions, and the reward collected after each
