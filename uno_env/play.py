@@ -8,10 +8,11 @@ The human sits at ``--seat`` (default 0); the other seats, clockwise from the hu
 are played by the agents named in ``--opponents`` (one spec for all, or one per opponent,
 comma-separated): names from the agents registry (``random``, ``rule``, ``simple``, ...,
 with options as ``rule:challenge=false``), ``ppo`` for the shipped checkpoint that fits the
-table best (the most specialised one trained on its edition and table size, else the
-universal one) or ``ppo:PATH`` for a given one. The default is ``ppo``; when ``checkpoints/`` (``--checkpoints``)
-holds no ``universal*`` checkpoint, or the PPO agent cannot be loaded, ``ppo`` falls back to
-``rule`` with a one-line notice.
+table best (the most specialised one trained on its edition and table size, between equals
+the one trained on round points, else the universal one) or ``ppo:PATH`` for a given one.
+The default is ``ppo``; when ``checkpoints/`` (``--checkpoints``) holds no ``universal*``
+checkpoint, or the PPO agent cannot be loaded, ``ppo`` falls back to ``rule`` with a one-line
+notice.
 
 Every decision the rules give is the human's: a play or a draw, play or keep a drawn card,
 the color after a wild, the Urrrhhh give-away color, challenge or accept a Wild Draw Four,
