@@ -1,0 +1,67 @@
+"""Crash-safe file writes: every file the project writes goes through here.
+
+A write goes to a temporary file in the destination's folder, is flushed to disk, then renamed
+over the destination (``os.replace`` is atomic on POSIX and Windows). A crash, a full disk or a
+Ctrl-C at any moment leaves either the old file or the new one, never a half-written one.
+New files get the usual permissions (``0o666`` minus the umask), as ``open(path, "w")`` would
+give, not the ``0o600`` of ``tempfile``.
+
+>>> import tempfile, pathlib
+>>> folder = pathlib.Path(tempfile.mkdtemp())
+>>> atomic_write(folder / "save.json", '{"ok": true}')
+>>> (folder / "save.json").read_text()
+'{"ok": true}'
+>>> with atomic_path(folder / "data.bin") as tmp:
+...     _ = tmp.write_bytes(b"written by a library that wants a path")
+>>> (folder / "data.bin").read_bytes()
+b'written by a library that wants a path'
+>>> sorted(p.name for p in folder.iterdir())  # no temporary file left behind
+['data.bin', 'save.json']
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+__all__ = ["atomic_path", "atomic_write"]
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+@contextlib.contextmanager
+def atomic_path(path: str | os.PathLike[str]) -> Iterator[Path]:
+    """Yield a temporary path beside ``path``; when the block succeeds, rename it to ``path``.
+
+    For libraries that write to a path themselves (``safetensors.save_file``, ``torch.save``,
+    ``matplotlib``'s ``savefig``). If the block raises, the temporary file is removed and
+    ``path`` is untouched.
+    """
+    target = Path(path)
+    fd, name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    os.close(fd)
+    tmp = Path(name)
+    try:
+        yield tmp
+        with open(tmp, "rb+") as handle:
+            os.fsync(handle.fileno())
+        os.chmod(tmp, 0o666 & ~_umask())
+        os.replace(tmp, target)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            tmp.unlink()
+        raise
+
+
+def atomic_write(path: str | os.PathLike[str], data: str | bytes, encoding: str = "utf-8") -> None:
+    """Write ``data`` (text or bytes) to ``path`` atomically."""
+    payload = data.encode(encoding) if isinstance(data, str) else data
+    with atomic_path(path) as tmp:
+        tmp.write_bytes(payload)
