@@ -21,11 +21,12 @@ demo: $(VENV)/.installed
 test: $(VENV)/.installed
 	$(BIN)/python -m pytest -q -n 2
 
-## bench: engine speed side by side with RLCard (installs rlcard==1.2.0 into the venv)
+## bench: engine speed side by side with RLCard (installs rlcard==1.2.0 into the venv); the batched engine too
 bench: $(VENV)/.installed
 	$(BIN)/python -m pip install -q -e ".[bench]"
 	$(BIN)/python -m benchmarks.bench_engine
 	$(BIN)/python -m benchmarks.bench_env
+	$(BIN)/python -m benchmarks.bench_batched
 
 lint: $(VENV)/.installed
 	$(BIN)/python -m ruff check uno_env agents training tests benchmarks

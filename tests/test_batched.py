@@ -433,3 +433,42 @@ def test_state_is_small_integers():
     # hands 550 + known 5,500 + piles 224 + discard counts 55 bytes, plus a few hundred of scalars
     assert 6_000 < env.nbytes_per_table() < 7_000
     assert BatchedUno(2, num_players=2, max_players=10).nbytes_per_table() < 1_200
+
+
+# ---------------------------------------------------------------------------- layering
+ISOLATION_CHILD = r"""
+import json, sys
+BANNED = {"pettingzoo", "gymnasium", "stable_baselines3", "sb3_contrib", "rlcard", "agents", "training", "uno_app"}
+attempts = []
+
+class Refuse:
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] in BANNED:
+            attempts.append(name)
+            raise ImportError("blocked: " + name)
+        return None
+
+sys.meta_path.insert(0, Refuse())
+import torch
+import uno_env
+from uno_env.batched import BatchedUno
+env = BatchedUno(3, edition=["classic", "monster_high", "angry_birds"], num_players=[2, 4, 10], max_turns=50)
+state = env.reset()
+for _ in range(60):
+    state = env.step(state.action_mask.float().argmax(1))
+env.to_game(0)
+BatchedUno.from_games([env.to_game(1)])
+loaded = sorted(m for m in sys.modules if m.split(".")[0] in BANNED or m == "uno_env.env")
+print(json.dumps({"attempts": attempts, "loaded": loaded}))
+"""
+
+
+def test_the_batched_engine_needs_torch_and_numpy_only():
+    import json
+    import subprocess
+    import sys
+
+    result = subprocess.run([sys.executable, "-c", ISOLATION_CHILD], capture_output=True, text=True, timeout=120,
+                            check=False)
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout.strip().splitlines()[-1]) == {"attempts": [], "loaded": []}

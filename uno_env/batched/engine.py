@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 import torch
@@ -46,13 +47,26 @@ class State:
     """(B,) bool: the episode ended this step (its table has already been dealt a new one)."""
     truncated: torch.Tensor
     """(B,) bool: the episode reached ``max_turns`` this step (and was replaced by a new one)."""
-    final_observation: torch.Tensor
-    """(B, observation_size) float32: where an episode ended, the observation of its last position from
-    ``final_observer``'s seat; elsewhere the same as ``observation``."""
     final_observer: torch.Tensor
     """(B,) int64: whose seat ``final_observation`` is seen from: by default the seat left to decide when
     the episode was truncated, the seat that made the last decision when it terminated; ``current_player``
     where no episode ended."""
+    ended_tables: torch.Tensor
+    """(K,) int64: the tables whose episode ended this step (``terminated | truncated``), in order."""
+    ended_observation: torch.Tensor
+    """(K, observation_size) float32: their last positions' observations, from ``final_observer``'s seat."""
+
+    @cached_property
+    def final_observation(self) -> torch.Tensor:
+        """(B, observation_size) float32: ``ended_observation`` at the ended tables, ``observation`` elsewhere.
+
+        Built on first read (a copy of ``observation``), so a learner that does not read it pays nothing.
+        """
+        if self.ended_tables.numel() == 0:
+            return self.observation
+        final = self.observation.clone()
+        final[self.ended_tables] = self.ended_observation
+        return final
 
 
 class BatchedUno:
@@ -76,6 +90,7 @@ class BatchedUno:
         max_turns: int | None = None,
         device: str | torch.device = "cpu",
         seed: int = 0,
+        observations: bool = True,
         **rule_options: Any,
     ) -> None:
         if isinstance(num_tables, bool) or not isinstance(num_tables, int) or num_tables < 1:
@@ -90,7 +105,10 @@ class BatchedUno:
             raise ValueError(f"max_turns must be a positive int, got {max_turns!r}")
         if isinstance(seed, bool) or not isinstance(seed, int):
             raise ValueError(f"seed must be an int, got {seed!r}")
+        if not isinstance(observations, bool):
+            raise ValueError(f"observations must be True or False, got {observations!r}")
         self.num_tables = num_tables
+        self.observations = observations
         self.rules = _table_rules(num_tables, {"edition": edition, "num_players": num_players, **rule_options})
         largest = max(r.num_players for r in self.rules)
         if isinstance(max_players, bool) or not isinstance(max_players, int) or not largest <= max_players <= 10:
@@ -137,6 +155,7 @@ class BatchedUno:
         max_turns: int | None = None,
         device: str | torch.device = "cpu",
         seed: int = 0,
+        observations: bool = True,
     ) -> BatchedUno:
         """One table per ``Game``, each at its position (any phase where a seat decides, any rules supported).
 
@@ -160,7 +179,7 @@ class BatchedUno:
                     raise RulesError(f"game {i}: uno_env.batched does not support the variant {name!r}")
                 options.setdefault(name, []).append(value)
         env = cls(len(games), max_players=max_players, episode=episode, reward=reward, max_turns=max_turns,
-                  device=device, seed=seed, **options)
+                  device=device, seed=seed, observations=observations, **options)
         env._load_positions(datas)
         return env
 
@@ -307,13 +326,21 @@ class BatchedUno:
         t.turns = torch.where(m, 0, t.turns)
         self._rules.deal(t, m, dealer, deck, given)
 
+    def _observe(self, t: Tables, seat: torch.Tensor) -> torch.Tensor:
+        """Observations of ``seat`` at the tables ``t`` ((rows, 0) when observations are off)."""
+        if self.observations:
+            return self._observer.observe(t, seat)
+        return torch.zeros(seat.shape[0], 0, dtype=torch.float32, device=self.device)
+
     def _fresh_state(self) -> State:
         t = self.tables
-        obs = self._observer.observe(t, t.current)
+        obs = self._observe(t, t.current)
         zeros = torch.zeros(self.num_tables, dtype=torch.bool, device=self.device)
         rewards = torch.zeros(self.num_tables, self.max_players, dtype=torch.float32, device=self.device)
-        return State(t.current.clone(), obs, self._rules.action_mask(t), rewards, zeros, zeros.clone(), obs,
-                     t.current.clone())
+        none = torch.zeros(0, dtype=torch.int64, device=self.device)
+        current = t.current.clone()
+        return State(current, obs, self._rules.action_mask(t), rewards, zeros, zeros.clone(), current, none,
+                     obs[:0])
 
     @property
     def state(self) -> State:
@@ -343,7 +370,9 @@ class BatchedUno:
         truncated = torch.zeros_like(out)
         # Rounds that ended and episodes that ran out of turns: handled on those rows only.
         special = out | t.turns.ge(self.max_turns)
-        final_index = None
+        ended_tables = torch.zeros(0, dtype=torch.int64, device=self.device)
+        ended_observation = torch.zeros(0, self.observation_size if self.observations else 0, device=self.device)
+        observer_all = None
         if self._rules.any(special):
             index = special.nonzero()[:, 0]
             rows = t.select(index)
@@ -356,24 +385,20 @@ class BatchedUno:
                     observer = torch.where(row_truncated, rows.current, actor[index])
                 else:
                     observer = final_observer[index]
-                final_index = index[ended]
-                final_observers = observer[ended]
-                final_rows = self._observer.observe(rows.select(ended.nonzero()[:, 0]), final_observers)
+                ended_tables = index[ended]
+                observer_all = t.current.clone()
+                observer_all[ended_tables] = observer[ended]
+                ended_observation = self._observe(rows.select(ended.nonzero()[:, 0]), observer[ended])
                 self._new_games(rows, ended, torch.full_like(index, -1))
             t.assign(index, rows)
             rewards[index] = row_rewards.float()
             terminated[index] = row_terminated
             truncated[index] = row_truncated
         current = t.current.clone()
-        obs = self._observer.observe(t, current)
-        final, observer_all = obs, current
-        if final_index is not None:
-            final = obs.clone()
-            final[final_index] = final_rows
-            observer_all = current.clone()
-            observer_all[final_index] = final_observers
-        self._state = State(current, obs, self._rules.action_mask(t), rewards, terminated, truncated, final,
-                            observer_all)
+        if observer_all is None:
+            observer_all = current
+        self._state = State(current, self._observe(t, current), self._rules.action_mask(t), rewards, terminated,
+                            truncated, observer_all, ended_tables, ended_observation)
         return self._state
 
     def _end_round(self, t: Tables, out: torch.Tensor, rewards: torch.Tensor) -> torch.Tensor:
