@@ -172,7 +172,9 @@ def test_play_never_shows_hidden_cards(tmp_path: Path) -> None:
                     draw=["Y1"])
     child = spawn("--load", str(saved_game(tmp_path, game)))
     child.expect_exact(PROMPT)
-    child.sendline("draw")  # the others' turns follow; their cards stay hidden unless played
+    child.sendline("draw")  # Y1 does not play on R8: a forced keep (rule 3.4), then the others' turns
+    child.expect_exact(PROMPT)
+    child.sendline("keep")  # their cards stay hidden unless played
     child.expect_exact(PROMPT)
     screen = child.logfile_read.getvalue()
     played = set(re.findall(r"Player 1 plays (\w+)", screen))
