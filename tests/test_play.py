@@ -593,3 +593,13 @@ def test_rule_issue_16_5_opponents_are_labelled_with_what_they_are(tmp_path: Pat
     assert "player 1: ppo[universal], player 2: random, player 3: rule:challenge=false" in buffer.getvalue()
     session.show_table()
     assert re.search(r"player 3 +rule:challenge=false +7 cards", buffer.getvalue())
+
+
+def test_rule_3_4_an_unplayable_drawn_card_is_kept_without_asking(tmp_path: Path) -> None:
+    game = position("classic", 3, hands={0: ["G1", "G2"]}, discard=["R7"], draw=["B3"])
+    child = spawn("--load", str(saved_game(tmp_path, game)))
+    child.expect_exact(PROMPT)
+    child.sendline("draw")
+    child.expect_exact("You drew B3: it cannot be played, so you keep it.")
+    child.expect_exact("You keep the drawn card")
+    child.sendline("quit")

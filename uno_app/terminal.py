@@ -541,6 +541,10 @@ class PlaySession:
         if phase in ("play", "stack"):
             self.show_table()
         elif phase == "play_drawn":
+            if [int(a) for a in legal] == [A.KEEP]:  # rule 3.4: an unplayable drawn card is kept, no choice
+                self.say("You drew ", self.card(view["drawn_card"]), ": it cannot be played, so you keep it.")
+                game.step(A.KEEP)
+                return
             self.say("You drew ", self.card(view["drawn_card"]), ": play it or keep it?")
         elif phase == "challenge":
             self.say(f"Player {view['pending_player']} played a Wild Draw Four on you "
