@@ -21,11 +21,11 @@ import argparse
 import os
 import sys
 import tempfile
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from agents.registry import AgentSpecError, parse_value
+from agents.registry import AgentSpecError, expand_repeats, parse_value
 from agents.tournament import REPORT_FORMATS, UNITS, MatchResult, RoundRobinResult, evaluate, round_robin
 from uno_env.core import EDITIONS, Rules
 
@@ -34,34 +34,23 @@ __all__ = ["PLOT_FORMATS", "build_parser", "check_writable", "main"]
 PLOT_FORMATS = ("png", "svg", "pdf")
 
 
-def _expand(specs: Sequence[str]) -> Iterator[str]:
-    """``NAME*K`` repeats a spec K times."""
-    for spec in specs:
-        head, star, times = spec.rpartition("*")
-        if star and times.isdigit() and head:
-            yield from [head] * int(times)
-        else:
-            yield spec
+def _int_at_least(minimum: int, what: str) -> Callable[[str], int]:
+    """An argparse type: an int >= ``minimum``, refused in words otherwise."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"must be {what}, got {text!r}") from None
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"must be {what}, got {value}")
+        return value
+
+    return parse
 
 
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a positive integer, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be a positive integer, got {value}")
-    return value
-
-
-def _natural_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a non-negative integer, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be a non-negative integer, got {value}")
-    return value
+_positive_int = _int_at_least(1, "a positive integer")
+_natural_int = _int_at_least(0, "a non-negative integer")
 
 
 def _rule_options(pairs: Sequence[str]) -> dict[str, Any]:
@@ -132,7 +121,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     """Entry point of ``uno-env evaluate``; returns the exit status (2 for bad arguments, nothing played)."""
     args = build_parser().parse_args(argv)
-    specs = list(_expand(args.agents))
+    specs = expand_repeats(args.agents)
     players = args.players or (2 if args.round_robin else len(specs))
     try:
         for path in args.out:

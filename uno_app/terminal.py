@@ -50,7 +50,7 @@ from rich.console import Console
 from rich.text import Text
 
 from agents import Agent, RuleAgent, choose_action
-from agents.registry import AgentSpecError, agent_label, make_agent
+from agents.registry import AgentSpecError, agent_label, expand_repeats, make_agent
 from uno_env.core import EDITIONS, Game, Rules
 from uno_env.core import actions as A
 from uno_env.core.cards import KIND_COLOR, WILD, Edition
@@ -151,12 +151,8 @@ def split_specs(text: str) -> list[str]:
         if specs and "=" in piece and ":" not in piece.split("=", 1)[0]:
             specs[-1] += "," + piece
             continue
-        name, star, count = piece.rpartition("*")
-        if star and count.isdigit() and name:
-            specs += [name] * int(count)
-        else:
-            specs.append(piece)
-    return specs
+        specs.append(piece)
+    return expand_repeats(specs)
 
 
 def make_opponent(spec: str, checkpoints: Path | None, notices: list[str], edition: str | None = None,

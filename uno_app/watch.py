@@ -20,7 +20,7 @@ import sys
 import time
 
 from agents import Agent, choose_action
-from agents.registry import agent_label, make_agent
+from agents.registry import agent_label, expand_repeats, make_agent
 from agents.tournament import DEFAULT_MAX_DECISIONS
 from uno_env.core import EDITIONS, Game, Rules
 from uno_env.render import Narrator
@@ -53,10 +53,7 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point of ``uno-env watch``; returns the exit status (2 for bad options)."""
     args = build_parser().parse_args(argv)
     console = make_console(args.no_color)
-    specs: list[str] = []
-    for spec in args.agents or []:
-        head, star, times = spec.rpartition("*")
-        specs += [head] * int(times) if star and times.isdigit() and head else [spec]
+    specs = expand_repeats(args.agents or [])
     players = args.players or (len(specs) if len(specs) > 1 else 4)
     specs = specs or ["rule"]
     if len(specs) == 1:
