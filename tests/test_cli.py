@@ -180,6 +180,7 @@ def test_evaluate_in_python_refuses_a_game_count_below_one() -> None:
             evaluate(["rule", "random"], Rules(num_players=2), games=games)  # type: ignore[arg-type]
 
 
+@pytest.mark.slow  # several subprocesses
 def test_evaluate_writes_reports_and_plot(tmp_path: Path) -> None:
     out = run_cli("evaluate", "--agents", "rule", "random", "--games", "4", "--out", "r.md", "--out", "r.csv",
                   "--plot", "r.svg", "--no-progress", cwd=tmp_path)
@@ -237,6 +238,7 @@ def test_watch_from_a_seat_shows_only_what_it_may_know() -> None:
     assert re.search(r"You draw|Player [12] draws (a card|\d+ cards)", out.stdout)
 
 
+@pytest.mark.slow  # several subprocesses
 def test_watch_refuses_bad_options() -> None:
     for args, message in [(["--agents", "rule", "rule", "--players", "3"], "needs 1 or 3 specs"),
                           (["--seat", "5"], "--seat must be 0..3"), (["--rounds", "0"], "--rounds must be"),

@@ -275,6 +275,7 @@ def test_play_load_rejects_a_bad_file_cleanly(tmp_path: Path) -> None:
     assert "is not a saved game" in child.before and "Traceback" not in child.before
 
 
+@pytest.mark.slow  # several subprocesses
 def test_rule_issue_13_1_a_saved_games_opponents_never_run_code(tmp_path: Path) -> None:
     import subprocess
 
@@ -475,6 +476,7 @@ def _minimal_view() -> dict[str, object]:
     return dict(game.view(0))
 
 
+@pytest.mark.slow  # several subprocesses
 def test_play_rejects_bad_options() -> None:
     for args, message in [(["--players", "4", "--opponents", "rule,rule"], "needs 1 or 3 specs"),
                           (["--seat", "7"], "--seat must be 0..3"),
@@ -545,6 +547,7 @@ def test_rule_issue_13_9_malformed_files_are_typed_errors(tmp_path: Path) -> Non
     assert read_save(_save(tmp_path)).opponents == ["rule"] * 3
 
 
+@pytest.mark.slow  # several subprocesses
 def test_rule_issue_13_9_play_load_refuses_a_bad_save_in_one_line(tmp_path: Path) -> None:
     import subprocess
 
