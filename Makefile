@@ -29,7 +29,7 @@ bench: $(VENV)/.installed
 	$(BIN)/python -m benchmarks.bench_batched
 
 lint: $(VENV)/.installed
-	$(BIN)/python -m ruff check uno_env agents training tests benchmarks
+	$(BIN)/python -m ruff check uno_env agents training uno_app tests benchmarks
 	$(BIN)/python -m mypy
 
 clean:
