@@ -152,6 +152,7 @@ class Lockstep:
             assert game is not None
             seat = game.current_player
             assert seat == int(state.current_player[i]), f"table {i}: seat {int(state.current_player[i])}, python {seat}"
+            self.seen["phase " + game.phase.value] += 1
             expected = observe(game, seat, self.env.max_players)
             if not np.array_equal(expected, obs[i]):
                 where = np.nonzero(expected != obs[i])[0].tolist()

@@ -26,7 +26,7 @@ __all__ = ["BatchedUno", "State", "DEFAULT_MAX_TURNS", "EPISODE_MODES", "REWARD_
 EPISODE_MODES = ("game", "round")
 REWARD_MODES = ("win", "score")
 DEFAULT_MAX_TURNS = {"round": 10_000, "game": 100_000}  # as uno_env.env (a test keeps them equal)
-UNSUPPORTED_OPTIONS = ("teams", "elimination", "stacking", "seven_zero", "draw_until_playable")
+UNSUPPORTED_OPTIONS = ("elimination",)
 _PHASES = tuple(Phase)
 _INTEGER_DTYPES = (torch.int64, torch.int32, torch.int16, torch.int8, torch.uint8)
 
@@ -143,6 +143,10 @@ class BatchedUno:
         t.allow_bluff = column([r.allow_bluff for r in rules], torch.bool)
         t.lowest = column([r.scoring == "lowest" for r in rules], torch.bool)
         t.first_dealer = column([-1 if r.first_dealer is None else r.first_dealer for r in rules])
+        t.teams = column([r.teams for r in rules], torch.bool)
+        t.stacking = column([r.stacking for r in rules], torch.bool)
+        t.seven_zero = column([r.seven_zero for r in rules], torch.bool)
+        t.until_playable = column([r.draw_until_playable for r in rules], torch.bool)
 
     @classmethod
     def from_games(
@@ -414,16 +418,25 @@ class BatchedUno:
         total = hand_points.sum(1)
         standard = ~t.lowest
         points = torch.where(standard[:, None], went_out.long() * total[:, None], hand_points)
+        # 7.1 partners: a team's points are its members' hands; the winning team scores the other team's.
+        teams = t.teams[:, None]
+        even = seats.remainder(2).eq(0)
+        on_team = torch.where(even, (hand_points * even).sum(1, keepdim=True), (hand_points * ~even).sum(1, keepdim=True))
+        other_team = total[:, None] - on_team
+        partner = seats.remainder(2).eq(winner[:, None].remainder(2)) & present  # on the winner's team
+        team_points = torch.where(standard[:, None], torch.where(partner, other_team, 0), on_team) * present
+        points = torch.where(teams, team_points, points)
         mo = out[:, None]
         t.scores = torch.where(mo, t.scores + points, t.scores)
         t.round_points = torch.where(mo, points, t.round_points)
         t.round_winner = torch.where(out, winner, t.round_winner)
         scores = t.scores
-        won_standard = standard & scores.gather(1, winner[:, None])[:, 0].ge(t.target_score)
+        won_std = present & scores.ge(t.target_score[:, None]) & (went_out | teams)
+        won_standard = standard & won_std.any(1)
         reached = torch.where(present, scores, -1).amax(1).ge(t.target_score)
         low = torch.where(present, scores, torch.iinfo(torch.int64).max).amin(1)
         won_lowest = t.lowest & reached
-        winners = torch.where(won_standard[:, None], went_out, present & scores.eq(low[:, None]))
+        winners = torch.where(won_standard[:, None], won_std, present & scores.eq(low[:, None]))
         over = out & (won_standard | won_lowest)
         t.winners = torch.where(over[:, None], winners, t.winners)
         t.phase = torch.where(over, GAME_OVER, torch.where(out, ROUND_OVER, t.phase))
@@ -431,12 +444,15 @@ class BatchedUno:
         if self.reward == "score":
             hands = hand_points.double()
             standard_rewards = torch.where(went_out, total.double()[:, None] - hands, -hands)
+            gain = other_team.double() / (n / 2)
+            standard_rewards = torch.where(teams, torch.where(partner, gain, -hands), standard_rewards)
             lowest_rewards = total.double()[:, None] / n - hands
             values = torch.where(standard[:, None], standard_rewards, lowest_rewards)
             sharing = out
         else:
             sharing = out if self.episode == "round" else over
             share = went_out if self.episode == "round" else t.winners
+            share = torch.where(teams & share.sum(1, keepdim=True).eq(1), partner, share)  # partners share a win
             k = share.sum(1, keepdim=True).double()
             values = torch.where(share, 1.0 / k, -1.0 / (n - k))
             values = torch.where(k.eq(n), 0.0, values)

@@ -10,8 +10,8 @@ from ..observation import RULE_FLAGS, observation_fields, observation_size
 from .rules import EDITION_NAMES, PLAY_DRAWN, ROUND_OVER, per_seat_row
 from .tables import Tables
 
-_FLAG_NAMES = tuple(name for name, _ in RULE_FLAGS)
-_SUPPORTED_FLAGS = ("uno_call", "allow_bluff", "scoring")  # the other flags are variants this engine refuses
+_FLAG_NAMES = ("uno_call", "allow_bluff", "scoring", "teams", "elimination", "stacking", "seven_zero",
+               "draw_until_playable")  # the order of Observer.observe's flags (elimination: always off here)
 
 
 class Observer:
@@ -28,7 +28,7 @@ class Observer:
         self.editions = torch.arange(len(EDITION_NAMES), device=device)
         start = sum(size for name, size in self.fields[:[name for name, _ in self.fields].index("score")])
         self.score = slice(start, start + max_players)
-        assert _FLAG_NAMES[:3] == _SUPPORTED_FLAGS
+        assert tuple(name for name, _ in RULE_FLAGS) == _FLAG_NAMES
 
     def observe(self, t: Tables, seat: torch.Tensor) -> torch.Tensor:
         """The observation of ``seat`` (B,) at every table, as ``uno_env.observe(game, seat, max_players)``.
@@ -60,7 +60,8 @@ class Observer:
         seen = ((rows * p + seat)[:, None] * p + around[:, 1:]).reshape(-1)
         known = t.known.reshape(-1, NUM_KINDS).index_select(0, seen).view(b, self.max_players - 1, NUM_KINDS)
         known = known * small(present[:, 1:, None])
-        flags = torch.stack([t.uno_auto, t.allow_bluff, t.lowest], 1)
+        flags = torch.stack([t.uno_auto, t.allow_bluff, t.lowest, t.teams, torch.zeros_like(t.teams), t.stacking,
+                             t.seven_zero, t.until_playable], 1)
         parts = {
             "hand": per_seat_row(t.hands, seat),
             "top_card": one_hot(t.top, self.kinds),
@@ -73,7 +74,7 @@ class Observer:
             "penalty": small(t.penalty[:, None]),
             "w4_prev_color": one_hot(t.w4_prev, self.colors, pending_w4),
             "edition": one_hot(t.edition, self.editions),
-            "rules": small(torch.cat([flags, flags.new_zeros(b, len(RULE_FLAGS) - flags.shape[1])], 1)),
+            "rules": small(flags),
             "present": small(present.expand(b, -1)),
             "to_act": offset_of(t.current, in_play),
             "pending_player": offset_of(t.player, in_play & t.player.ge(0)),
@@ -81,7 +82,7 @@ class Observer:
             "hand_size": small(sizes.gather(1, around) * present),
             "score": torch.zeros(b, self.max_players, dtype=torch.int8, device=seat.device),
             "uno_called": small(t.uno.gather(1, around) & present),
-            "teammate": small(offsets.eq(0).expand(b, -1)),
+            "teammate": small(offsets.eq(0) | t.teams[:, None] & present & offsets.remainder(2).eq(0)),
             "eliminated": torch.zeros(b, self.max_players, dtype=torch.int8, device=seat.device),
             "known": known.reshape(b, -1),
         }

@@ -12,6 +12,8 @@ added to the discard pile until the drawing ends.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import torch
 
 from ..core import actions as A
@@ -85,7 +87,10 @@ class BatchedRules:
         base[CHALLENGE][A.CHALLENGE] = base[CHALLENGE][A.ACCEPT] = True
         base[UNO_PHASE][A.UNO] = base[UNO_PHASE][A.NO_UNO] = True
         base[CATCH_PHASE][A.CATCH] = base[CATCH_PHASE][A.NO_CATCH] = True
+        base[STACK_PHASE][A.ACCEPT] = True
         self.phase_actions = const(base, torch.bool)
+        self.draw_twos = const([k < WILD and KIND_RANK[k] == DRAW_TWO for k in range(NUM_KINDS)], torch.bool)
+        self.swap_offsets = const(list(range(1, A.NUM_ACTIONS - A.SWAP_BASE)))
         p = seats
         self.others = 1 - torch.eye(p, dtype=torch.int8, device=dev)  # [observer, target]: 0 on the diagonal
         # The 25 cards of one color in rank order (4.5): slot -> (rank, copy).
@@ -126,13 +131,17 @@ class BatchedRules:
         counts = self.color_counts(hand)
         return counts.gather(1, t.active.clamp(min=0)[:, None])[:, 0].gt(0) & t.active.ge(0)
 
-    def playable_cards(self, t: Tables, hand: torch.Tensor) -> torch.Tensor:
-        """(B, 55) kinds of ``hand`` the holder may play now (rules 3.2, 3.3)."""
+    def playable_kinds(self, t: Tables, hand: torch.Tensor) -> torch.Tensor:
+        """(B, 55) the kinds the holder of ``hand`` could play now (rules 3.2, 3.3), held or not."""
         top_rank = self.kind_rank[t.top]
         playable = self.playable[t.active.clamp(min=0) * (NO_RANK + 1) + top_rank]
         bluff_ok = t.allow_bluff | ~self.holds_active(t, hand)
         playable[:, WILD_DRAW_FOUR] &= bluff_ok  # indexing made a copy
-        return playable & hand.gt(0)
+        return playable
+
+    def playable_cards(self, t: Tables, hand: torch.Tensor) -> torch.Tensor:
+        """(B, 55) kinds of ``hand`` the holder may play now (rules 3.2, 3.3)."""
+        return self.playable_kinds(t, hand) & hand.gt(0)
 
     @staticmethod
     def set_uno(t: Tables, m: torch.Tensor, seat: torch.Tensor, value: torch.Tensor | bool) -> None:
@@ -203,16 +212,18 @@ class BatchedRules:
         return torch.where(count.gt(0), last, -1)
 
     def draw(self, t: Tables, m: torch.Tensor, count: torch.Tensor, first_seat: torch.Tensor,
-             per_seat: torch.Tensor | None = None, until_color: torch.Tensor | None = None,
+             per_seat: torch.Tensor | None = None, stop: Callable[[torch.Tensor], torch.Tensor] | None = None,
+             stopping: torch.Tensor | None = None,
              public: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
         """``Game._draw_cards`` for every selected table: ``count`` cards, refilling once if needed.
 
-        ``until_color`` (King Pig, 4.6): where it is >= 0 the drawing stops after the first card
-        of that color instead of after ``count`` cards. Returns (cards drawn, the last card or -1).
+        Where ``stopping``, the drawing instead stops after the first card for which ``stop``
+        (kinds (B, n) -> bool (B, n)) holds: King Pig's declared color (4.6), a playable card
+        under draw until playable (7.4). Returns (cards drawn, the last card or -1).
         """
         wanted = torch.where(m, count, 0)
-        if until_color is not None:
-            wanted = torch.where(m & until_color.ge(0), self._until(t, until_color), wanted)
+        if stop is not None and stopping is not None:
+            wanted = torch.where(m & stopping, self._until(t, stop), wanted)
         first = torch.zeros_like(wanted)
         got = torch.minimum(wanted, t.draw_len)
         last = self.take(t, got, first, first_seat, per_seat, public)
@@ -221,17 +232,16 @@ class BatchedRules:
         if not self.any(need):
             return got, last
         self.refill(t, need)
-        if until_color is not None:
-            short = torch.where(need & until_color.ge(0), self._until(t, until_color), short)
+        if stop is not None and stopping is not None:
+            short = torch.where(need & stopping, self._until(t, stop), short)
         more = torch.where(need, torch.minimum(short, t.draw_len), 0)
         last = torch.where(more.gt(0), self.take(t, more, got, first_seat, per_seat, public), last)
         return got + more, last
 
-    def _until(self, t: Tables, color: torch.Tensor) -> torch.Tensor:
-        """Cards to deal from the top up to and including the first of ``color`` (or the whole pile, then more)."""
-        colors = self.kind_color[t.draw.long()]
+    def _until(self, t: Tables, stop: Callable[[torch.Tensor], torch.Tensor]) -> torch.Tensor:
+        """Cards to draw from the top up to and including the first ``stop`` card (or the whole pile, then more)."""
         pos = self.pile_pos[None, :]
-        match = colors.eq(color[:, None]) & pos.lt(t.draw_len[:, None])
+        match = stop(t.draw.long()) & pos.lt(t.draw_len[:, None])
         highest = torch.where(match, pos, -1).amax(1)
         return torch.where(highest.ge(0), t.draw_len - highest, _NO_STOP)
 
@@ -307,16 +317,27 @@ class BatchedRules:
 
     # ------------------------------------------------------------------ legal actions
     def action_mask(self, t: Tables) -> torch.Tensor:
-        """(B, 80) bool: ``Game.legal_actions()`` of the seat to act, as a mask (rule 3.4 ruling)."""
+        """(B, 80) bool: ``Game.legal_actions()`` of the seat to act, as a mask."""
         hand = self.hand_of(t, t.current)
         cards = self.playable_cards(t, hand)
         phase = t.phase
         drawn = self.kinds[None, :].eq(t.drawn[:, None])
-        cards = torch.where(phase.eq(PLAY)[:, None], cards, cards & drawn & phase.eq(PLAY_DRAWN)[:, None])
+        drawn_plays = (cards & drawn).any(1)
+        # 7.4 stacking: a Draw Two answers a Draw Two, a W4 (legal or a bluff, as 3.3) a W4.
+        twos = hand.gt(0) & self.draw_twos[None, :]
+        four = (t.stacking & hand[:, WILD_DRAW_FOUR].gt(0) & (t.allow_bluff | ~self.holds_active(t, hand)))
+        fours = self.kinds[None, :].eq(WILD_DRAW_FOUR) & four[:, None]
+        chosen = torch.where(phase.eq(PLAY)[:, None], cards, torch.where(
+            phase.eq(PLAY_DRAWN)[:, None], cards & drawn, torch.where(
+                phase.eq(STACK_PHASE)[:, None], twos, fours & phase.eq(CHALLENGE)[:, None])))
         mask = self.phase_actions[phase].clone()
-        mask[:, :NUM_KINDS] = cards
+        mask[:, :NUM_KINDS] = chosen
+        # Rule 3.4 ruling: keep is offered after every draw, but not for a playable card under 7.4's draw until playable.
+        mask[:, A.KEEP] = phase.eq(PLAY_DRAWN) & ~(t.until_playable & drawn_plays)
         give = self.color_counts(hand).gt(0) & phase.eq(GIVE_AWAY)[:, None]
         mask[:, A.GIVE_BASE:A.GIVE_BASE + NUM_COLORS] = give
+        swap = self.swap_offsets[None, :].lt(t.num_players[:, None]) & phase.eq(SWAP_PHASE)[:, None]
+        mask[:, A.SWAP_BASE + 1:] = swap
         return mask
 
     # ------------------------------------------------------------------ one decision
@@ -328,7 +349,8 @@ class BatchedRules:
         false = torch.zeros_like(is_card)
         flow = _Flow(false, seat)
 
-        play = (phase.eq(PLAY) | phase.eq(PLAY_DRAWN)) & is_card
+        # Cards are played in the play phases, and under stacking in answer to a Draw Two or a W4.
+        play = (phase.eq(PLAY) | phase.eq(PLAY_DRAWN) | phase.eq(STACK_PHASE) | phase.eq(CHALLENGE)) & is_card
         if self.any(play):
             self._play(t, play, seat, action, flow)
         # Draws made by the decision itself: a turn's draw, a caught player's 2, a challenge's result.
@@ -348,13 +370,20 @@ class BatchedRules:
         count = torch.where(turn_draw, 1, torch.where(catch, 2, torch.where(guilty, t.penalty, t.penalty + 2)))
         drawing = turn_draw | catch | challenge
         if self.any(drawing):
-            got, card = self.draw(t, drawing, count, drawer)
+            # 7.4 draw until playable: the turn's draw goes on until a playable card comes (a W4 that
+            # would be an illegal bluff does not count: no card of the active color was drawn before it).
+            until = turn_draw & t.until_playable
+            playable = self.playable_kinds(t, self.hand_of(t, seat)) if self.any(until) else None
+            stop = None if playable is None else (lambda kinds: playable.gather(1, kinds))
+            got, card = self.draw(t, drawing, count, drawer, stop=stop, stopping=until)
             t.penalty = torch.where(challenge, 0, t.penalty)
-            # Rule 3.4 ruling: a drawn card always leads to the play_drawn decision.
+            # Rule 3.4 ruling: a drawn card always leads to the play_drawn decision (7.4: a playable one).
             drew = turn_draw & got.gt(0)
+            if playable is not None:
+                drew &= ~until | playable.gather(1, card.clamp(min=0)[:, None])[:, 0]
             t.phase = torch.where(drew, PLAY_DRAWN, t.phase)
             t.drawn = torch.where(drew, card, t.drawn)
-            flow.begin(turn_draw & got.eq(0), self.next_seat(t, seat))
+            flow.begin(turn_draw & ~drew, self.next_seat(t, seat))
             flow.begin(guilty, seat)
             flow.begin(challenge & ~guilty, self.next_seat(t, seat))
             t.catch_index = torch.where(catch, 0, t.catch_index)
@@ -378,13 +407,23 @@ class BatchedRules:
             t.current = torch.where(window, self.next_seat(t, t.player.clamp(min=0), reach), t.current)
             t.catch_index = torch.where(window, reach, torch.where(no_catch, 0, t.catch_index))
             flow.effect |= no_catch & ~window
-        accept = phase.eq(CHALLENGE) & action.eq(A.ACCEPT)
+        accept = (phase.eq(CHALLENGE) | phase.eq(STACK_PHASE)) & action.eq(A.ACCEPT)
         flow.penalise(accept, seat)
+        swap = phase.eq(SWAP_PHASE)
+        if self.any(swap):  # 7.4 seven-zero: the 7's player swaps hands with the chosen seat
+            target = (seat + action - A.SWAP_BASE) % t.num_players
+            source = self.seats[None, :].expand(seat.shape[0], -1)
+            source = torch.where(source.eq(seat[:, None]), target[:, None],
+                                 torch.where(source.eq(target[:, None]), seat[:, None], source))
+            self._move_hands(t, swap, source)
+            flow.resolve |= swap
 
         if self.any(flow.king_pig):
             player = t.player.clamp(min=0)
+            declared = t.active
             self.draw(t, flow.king_pig, torch.zeros_like(player), player + 1, per_seat=torch.ones_like(player),
-                      until_color=torch.where(flow.king_pig, t.active, -1), public=flow.king_pig)
+                      stop=lambda kinds: self.kind_color[kinds].eq(declared[:, None]), stopping=flow.king_pig,
+                      public=flow.king_pig)
         if self.any(flow.greyskull):
             player = t.player.clamp(min=0)
             self.draw(t, flow.greyskull, 3 * (t.num_players - 1), player + 1, per_seat=torch.full_like(player, 3))
@@ -426,9 +465,18 @@ class BatchedRules:
         rank = self.kind_rank[kind]
         t.direction = torch.where(colored & rank.eq(REVERSE), -t.direction, t.direction)
         t.penalty = t.penalty + 2 * (colored & rank.eq(DRAW_TWO)).long()
-        flow.resolve |= colored
-        wild = m & ~colored
         hand = self.hand_of(t, seat)
+        # 7.4 seven-zero, unless the card was the last: a 7 asks whose hand to swap, a 0 passes every hand on.
+        seven_zero = colored & t.seven_zero & hand.sum(-1).gt(0)
+        seven = seven_zero & rank.eq(7)
+        t.phase = torch.where(seven, SWAP_PHASE, t.phase)
+        zero = seven_zero & rank.eq(0)
+        if self.any(zero):
+            n = t.num_players[:, None]
+            self._move_hands(t, zero, torch.where(self.seats[None, :].lt(n), (self.seats[None, :] - t.direction[:, None]) % n,
+                                                  self.seats[None, :]))
+        flow.resolve |= colored & ~seven
+        wild = m & ~colored
         four = wild & kind.eq(WILD_DRAW_FOUR)
         t.penalty = t.penalty + 4 * four.long()
         t.w4_guilty = torch.where(four, self.holds_active(t, hand), t.w4_guilty)
@@ -481,6 +529,24 @@ class BatchedRules:
         t.phase = torch.where(m & left, CHOOSE_COLOR, t.phase)
         flow.resolve |= m & ~left
 
+    def _move_hands(self, t: Tables, m: torch.Tensor, source: torch.Tensor) -> None:
+        """``Game._move_hands`` (seven-zero): seat ``s`` receives seat ``source[:, s]``'s hand where ``m``.
+
+        What the other seats had seen of a hand moves with it; the seat that passed a hand on
+        knows all of it; the receiver forgets what it knew of its new hand's cards (it holds them).
+        """
+        b, p = source.shape
+        seats = self.seats[None, :]
+        source = torch.where(m[:, None], source, seats)
+        moved = source.ne(seats)
+        old_hands = t.hands
+        t.hands = old_hands.gather(1, source[:, :, None].expand(b, p, NUM_KINDS)).contiguous()
+        known = t.known.gather(2, source[:, None, :, None].expand(b, p, p, NUM_KINDS))
+        known = known * self.others[None, :, :, None]
+        passer = seats[:, :, None].eq(source[:, None, :]) & moved[:, None, :]  # [observer, target]
+        t.known = torch.where(passer[..., None], old_hands[:, :, None, :], known).contiguous()
+        t.uno &= ~moved
+
     def _resolve_end_of_play(self, t: Tables, flow: _Flow) -> None:
         """``Game._resolve_end_of_play`` (3.7 steps 3-4): going out, then the UNO call."""
         m = flow.resolve
@@ -517,9 +583,10 @@ class BatchedRules:
         skip = m & colored & (rank.eq(SKIP) | rank.eq(REVERSE) & t.num_players.eq(2))
         two = m & colored & rank.eq(DRAW_TWO)
         four = m & kind.eq(WILD_DRAW_FOUR)
-        t.phase = torch.where(four, CHALLENGE, t.phase)
-        t.current = torch.where(four, nxt, t.current)
-        flow.penalise(two, nxt)
+        stack = two & t.stacking  # 7.4: offered even without a Draw Two, so holding none stays hidden
+        t.phase = torch.where(four, CHALLENGE, torch.where(stack, STACK_PHASE, t.phase))
+        t.current = torch.where(four | stack, nxt, t.current)
+        flow.penalise(two & ~stack, nxt)
         flow.begin(skip, self.next_seat(t, nxt))
         flow.begin(m & ~skip & ~two & ~four, nxt)
 

@@ -37,6 +37,14 @@ class Tables:
     """(B,) bool: ``Rules.scoring == "lowest"``."""
     first_dealer: torch.Tensor
     """(B,) int64: ``Rules.first_dealer``, -1 when the first dealer is drawn."""
+    teams: torch.Tensor
+    """(B,) bool: ``Rules.teams`` (7.1)."""
+    stacking: torch.Tensor
+    """(B,) bool: ``Rules.stacking`` (7.4)."""
+    seven_zero: torch.Tensor
+    """(B,) bool: ``Rules.seven_zero`` (7.4)."""
+    until_playable: torch.Tensor
+    """(B,) bool: ``Rules.draw_until_playable`` (7.4)."""
     # The game.
     round_number: torch.Tensor
     """(B,) int64: rounds dealt in this game, the current one included."""
@@ -137,7 +145,8 @@ class Tables:
         values: dict[str, Any] = {}
         for f in fields(Tables):
             name = f.name
-            if name in ("uno_auto", "allow_bluff", "lowest", "w4_guilty"):
+            if name in ("uno_auto", "allow_bluff", "lowest", "w4_guilty", "teams", "stacking", "seven_zero",
+                        "until_playable"):
                 values[name] = flag(b)
             elif name in ("uno", "winners"):
                 values[name] = flag(b, p)
