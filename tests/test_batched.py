@@ -453,13 +453,28 @@ def test_shuffle_order_in_python_is_the_engines():
     assert cards == order[0].tolist() and shuffle.counter == 1
 
 
-def test_state_is_small_integers():
-    env = BatchedUno(2, num_players=10)
-    t = env.tables
-    assert t.hands.dtype == t.known.dtype == t.draw.dtype == t.discard.dtype == torch.int8
-    # hands 550 + known 5,500 + piles 224 + discard counts 55 bytes, plus a few hundred of scalars
-    assert 6_000 < env.nbytes_per_table() < 7_000
-    assert BatchedUno(2, num_players=2, max_players=10).nbytes_per_table() < 1_200
+def test_state_is_small_integers_of_the_documented_size():
+    """The module docstring's figures: 6.7 / 1.6 / 0.8 kB per table at 10 / 4 / 2 seats, 3.5 kB of State."""
+    sizes = {}
+    for n in (2, 4, 10):
+        env = BatchedUno(2, num_players=n)
+        state = env.reset()
+        t = env.tables
+        assert t.hands.dtype == t.known.dtype == t.draw.dtype == t.discard.dtype == torch.int8
+        sizes[n] = round(env.nbytes_per_table() / 1000, 1)
+        output = [state.observation, state.action_mask, state.rewards, state.current_player, state.terminated,
+                  state.truncated, state.final_observer]
+        assert round(sum(x[0].numel() * x.element_size() for x in output) / 1000, 1) == 3.5
+    assert sizes == {2: 0.8, 4: 1.6, 10: 6.7}
+
+
+def test_the_module_docstring_runs():
+    import doctest
+
+    import uno_env.batched
+
+    result = doctest.testmod(uno_env.batched, optionflags=doctest.ELLIPSIS)
+    assert result.attempted >= 8 and result.failed == 0
 
 
 # ---------------------------------------------------------------------------- layering
