@@ -60,12 +60,12 @@ def lockstep(edition: str | list[str], episode: str, reward: str, tables_per_siz
 @pytest.mark.parametrize("edition", EDITION_NAMES)
 def test_rounds_match_the_engine_and_env_step_by_step(edition):
     run = lockstep(edition, "round", "win", tables_per_size=6, seed=EDITION_NAMES.index(edition), max_turns=150,
-                   random_every=3)
-    seen = run.run(350)
+                   random_every=4)
+    seen = run.run(1200)
     assert EXERCISED | {"truncated"} <= set(seen), EXERCISED - set(seen)
     if edition in SPECIAL_EVENT:
         assert seen[SPECIAL_EVENT[edition]] > 0
-    assert seen["terminated"] + seen["truncated"] >= 120
+    assert seen["terminated"] >= 100 and seen["truncated"] >= 100
 
 
 @pytest.mark.slow
@@ -73,7 +73,7 @@ def test_whole_games_with_score_rewards_match_mixed_editions():
     editions = [EDITION_NAMES[i % 4] for i in range(54)]
     run = lockstep(editions, "game", "score", tables_per_size=6, seed=11, max_turns=5000, target_score=150,
                    random_every=4)
-    seen = run.run(400)
+    seen = run.run(800)
     assert EXERCISED | {"game_end", "give", "king_pig", "greyskull"} <= set(seen)
     assert seen["round_end"] > seen["game_end"] > 10  # later rounds dealt by the table's own shuffles
 
@@ -83,7 +83,7 @@ def test_whole_games_with_win_rewards_match():
     editions = [EDITION_NAMES[(i * 3) % 4] for i in range(36)]
     run = lockstep(editions, "game", "win", tables_per_size=4, seed=5, max_turns=5000, target_score=100,
                    random_every=4)
-    seen = run.run(350)
+    seen = run.run(700)
     assert seen["game_end"] > 5 and seen["round_end"] > seen["game_end"]
 
 
@@ -156,6 +156,7 @@ def test_special_wild_turned_first_acts_as_a_plain_wild():
 
 
 # ---------------------------------------------------------------------------- to_game / from_games
+@pytest.mark.slow
 def test_resync_through_to_game_after_a_reshuffle():
     """The reference keeps its own generator; after each reshuffle it continues from ``to_game``."""
     count = 18
@@ -166,7 +167,7 @@ def test_resync_through_to_game_after_a_reshuffle():
     games = [env.to_game(i) for i in range(count)]
     generator = torch.Generator().manual_seed(8)
     resyncs = 0
-    for _ in range(400):
+    for step in range(300):
         noise = torch.rand(state.action_mask.shape, generator=generator)
         actions = torch.where(state.action_mask, noise, -1.0).argmax(1)
         counters = env.tables.rng_counter.clone()
@@ -182,7 +183,8 @@ def test_resync_through_to_game_after_a_reshuffle():
                 games[i] = env.to_game(i)
                 resyncs += reshuffled
                 continue
-            assert normalised(game.to_dict()) == normalised(env.table_dict(i))
+            if (step + i) % 4 == 0:
+                assert normalised(game.to_dict()) == normalised(env.table_dict(i))
             seat = game.current_player
             assert np.array_equal(observe(game, seat), state.observation[i].numpy())
     assert resyncs >= 10
