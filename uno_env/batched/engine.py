@@ -113,7 +113,7 @@ class BatchedUno:
         largest = max(r.num_players for r in self.rules)
         if isinstance(max_players, bool) or not isinstance(max_players, int) or not largest <= max_players <= 10:
             raise ValueError(f"max_players must be an int from the largest table ({largest}) to 10, got {max_players!r}")
-        self.device = torch.device(device)
+        self.device = torch.empty(0, device=device).device  # canonical: "cuda" becomes "cuda:0"
         self.max_players = max_players
         self.episode = episode
         self.reward = reward
