@@ -16,6 +16,9 @@ import torch
 from ..core.cards import NUM_KINDS
 
 MAX_DECK = 112  # the largest deck (every edition with a special wild)
+# Fields fixed when the batch is built (reset(seed=...) alone sets rng_key again, on every row).
+RULE_FIELDS = frozenset({"edition", "num_players", "target_score", "uno_auto", "allow_bluff", "lowest", "first_dealer",
+                         "teams", "stacking", "seven_zero", "until_playable", "rng_key"})
 
 
 @dataclass
@@ -112,9 +115,10 @@ class Tables:
         return Tables(**{f.name: getattr(self, f.name)[index] for f in fields(self)})
 
     def assign(self, index: torch.Tensor, rows: Tables) -> None:
-        """Write ``rows`` (from ``select(index)``) back into rows ``index``, in place."""
+        """Write ``rows`` (from ``select(index)``) back into rows ``index``, in place (the rules excepted)."""
         for f in fields(self):
-            getattr(self, f.name)[index] = getattr(rows, f.name)
+            if f.name not in RULE_FIELDS:
+                getattr(self, f.name)[index] = getattr(rows, f.name)
 
     def clone(self) -> Tables:
         """An independent copy."""
