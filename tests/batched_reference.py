@@ -161,12 +161,13 @@ class Lockstep:
                 f"table {i}: mask {np.nonzero(masks[i])[0].tolist()}, "
                 f"python {[int(a) for a in game.legal_actions()]}")
 
-    def step(self) -> None:
-        """One decision at every table, in both engines, then every comparison."""
+    def step(self, actions: torch.Tensor | None = None) -> None:
+        """One decision at every table (``actions``, or the policies'), in both engines, then every comparison."""
         state = self.state
         assert state is not None
         env = self.env
-        actions = choose(state.action_mask, self.plays_first, self.generator)
+        if actions is None:
+            actions = choose(state.action_mask, self.plays_first, self.generator)
         actors = state.current_player.tolist()
         self.state = state = env.step(actions)
         self.steps += 1

@@ -18,6 +18,7 @@ import pytest
 import torch
 
 from tests.batched_reference import EngineShuffle, Lockstep, normalised
+from tests.helpers import table_position
 from uno_env.batched import BatchedUno
 from uno_env.batched import rng as batched_rng
 from uno_env.core import EDITIONS, Game, Rules, stacked_deck
@@ -155,6 +156,50 @@ def test_special_wild_turned_first_acts_as_a_plain_wild():
     run.run(10)
 
 
+# ---------------------------------------------------------------------------- scenarios through a refill
+def scripted(games: list[Game], *script: list[str]) -> Lockstep:
+    """``games`` as a batch, stepped by action texts (one list per step, one text per table), compared each step."""
+    env = BatchedUno.from_games(games, episode="round", seed=17)
+    run = Lockstep(env, ["random"] * len(games), full_every=1)
+    run.attach(games)
+    for texts in script:
+        run.step(torch.tensor([int(g.parse_action(text)) for g, text in zip(run_games(run), texts, strict=True)]))
+    return run
+
+
+def run_games(run: Lockstep) -> list[Game]:
+    games = [ref.game for ref in run.refs]
+    assert all(g is not None for g in games)
+    return games  # type: ignore[return-value]
+
+
+def test_rule_4_6_king_pig_deals_on_through_a_reshuffle_and_every_seat_sees_the_cards():
+    below = ["Y1", "Y2", "Y3", "B4", "B5", "G6", "G7", "R8", "B8", "Y9"]
+    game = table_position("angry_birds", 3, hands=[["WK", "G1", "G2"], ["B1", "B2"], ["Y4", "Y5"]], top="G5",
+                          below=below, draw=["Y6", "B6"], leftover=2)
+    run = scripted([game], ["play WK"], ["color red"])
+    seen = run.seen
+    events = [e["type"] for e in run_games(run)[0].events()]
+    assert events.count("king_pig") >= 3 and "reshuffle" in events  # the deal went on after the refill
+    assert seen["decisions"] == 2
+
+
+def test_rule_4_7_greyskull_draws_through_a_reshuffle_and_runs_out():
+    below = ["B1", "B2", "R3", "R4", "G5"]
+    game = table_position("masters_of_the_universe", 4, hands=[["WG", "G1"], ["B3"], ["R5"], ["P2"]], top="G2",
+                          below=below, draw=["G3", "G4"], leftover=3)
+    run = scripted([game], ["play WG"], ["color green"])
+    events = [e["type"] for e in run_games(run)[0].events()]
+    assert "reshuffle" in events and "pass" in events  # 2 + 5 cards for 9 draws: the last seat runs dry
+
+
+def test_rule_4_5_giver_left_without_cards_goes_out():
+    game = table_position("monster_high", 3, hands=[["WU", "B1", "B2"], ["G1", "G2"], ["Y3"]], top="B5")
+    run = scripted([game], ["play WU"], ["give blue"])
+    assert run_games(run)[0].round_winner is None  # the reference went out, then the batch dealt a new round
+    assert run.seen["terminated"] == 1
+
+
 # ---------------------------------------------------------------------------- to_game / from_games
 @pytest.mark.slow
 def test_resync_through_to_game_after_a_reshuffle():
@@ -195,12 +240,14 @@ def snapshots_in_every_phase(seed: int) -> list[Game]:
     rng = random.Random(seed)
     want = [Phase.PLAY, Phase.PLAY_DRAWN, Phase.CHOOSE_COLOR, Phase.CHALLENGE, Phase.UNO, Phase.CATCH]
     found: list[Game] = []
-    for edition in EDITION_NAMES:
+    variants = {"stacking": True, "seven_zero": True, "draw_until_playable": True}
+    for edition, options in [(e, {}) for e in EDITION_NAMES] + [("classic", variants)]:
         phases = want + ([Phase.GIVE_AWAY] if edition == "monster_high" else [])
+        phases += [Phase.STACK, Phase.SWAP] if options else []
         need = Counter({p: 2 for p in phases})
         for attempt in range(40):
             n = 2 + (attempt % 9)
-            game = Game(Rules(edition=edition, num_players=n, uno_call="explicit"), seed=rng.getrandbits(32))
+            game = Game(Rules(edition=edition, num_players=n, **options), seed=rng.getrandbits(32))
             for _ in range(3000):
                 if game.is_round_over:
                     break
