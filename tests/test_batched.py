@@ -97,20 +97,21 @@ def test_a_short_lockstep_run():
 
 
 VARIANTS = [
-    {"teams": True}, {"stacking": True}, {"seven_zero": True}, {"draw_until_playable": True},
+    {"teams": True}, {"stacking": True}, {"seven_zero": True}, {"draw_until_playable": True}, {"elimination": True},
     {"stacking": True, "seven_zero": True, "draw_until_playable": True},
     {"teams": True, "stacking": True, "seven_zero": True, "scoring": "lowest"},
+    {"elimination": True, "stacking": True, "seven_zero": True},
 ]
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("episode, reward", [("round", "win"), ("game", "score"), ("game", "win")])
 def test_section_7_variants_match(episode, reward):
-    """Partners, stacking, seven-zero and draw until playable, alone and together, every edition."""
+    """Partners, elimination, stacking, seven-zero and draw until playable, alone and together, every edition."""
     tables = [(EDITION_NAMES[(i // len(VARIANTS)) % 4], n, VARIANTS[i % len(VARIANTS)])
-              for i, n in enumerate([4, 6, 8, 10, 4, 6] * 8)]
+              for i, n in enumerate([4, 6, 8, 10, 3, 5, 4, 6] * 6)]
     columns: dict[str, list[Any]] = {}
-    for name in ("teams", "stacking", "seven_zero", "draw_until_playable"):
+    for name in ("teams", "stacking", "seven_zero", "draw_until_playable", "elimination"):
         columns[name] = [variant.get(name, False) for _, _, variant in tables]
     columns["scoring"] = [variant.get("scoring", "standard") for _, _, variant in tables]
     env = BatchedUno(len(tables), edition=[e for e, _, _ in tables], num_players=[n for _, n, _ in tables],
@@ -120,6 +121,8 @@ def test_section_7_variants_match(episode, reward):
     run.start()
     seen = run.run(300)
     assert {"swap", "rotate", "phase stack", "phase swap", "round_end", "challenge"} <= set(seen)
+    if episode == "game":
+        assert seen["eliminated"] > 0
     assert seen["round_end"] >= 20
 
 
@@ -437,16 +440,6 @@ def test_bad_decks_and_dealers_are_refused_naming_the_table():
     with pytest.raises(RulesError, match=r"table 3: dealer must be a seat 0..4"):
         env.reset(dealers=[0, 0, 0, 5])
     assert_unchanged(env, before, state)
-
-
-@pytest.mark.parametrize("option", ["elimination"])
-def test_unsupported_variants_are_refused_at_construction(option):
-    from uno_env.core import RulesError
-
-    with pytest.raises(RulesError, match=f"variant '{option}'"):
-        BatchedUno(2, num_players=4, **{option: True})
-    with pytest.raises(RulesError, match=f"game 1: .*'{option}'"):
-        BatchedUno.from_games([Game(Rules(num_players=4)), Game(Rules(num_players=4, **{option: True}))])
 
 
 def test_bad_construction_is_refused():

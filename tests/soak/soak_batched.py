@@ -3,7 +3,7 @@
 The same lockstep comparison as ``tests/test_batched.py`` (``tests/batched_reference.py``: every
 step, every table, observation, mask, rewards, termination and truncation; whole positions on a
 rotating share of tables; every new deal), over far more rounds than the suite can afford:
-every edition, every table size 2-10, the rule options and the supported section 7 variants
+every edition, every table size 2-10, every rule option and section 7 variant
 mixed in each batch, random and plays-first play, round and game episodes, both reward modes.
 
 Run from the repository root (about a minute per 1,000 steps of 72 tables on one core)::
@@ -47,6 +47,7 @@ def table_options(i: int) -> dict[str, Any]:
         "draw_until_playable": i % 6 == 5,
         "teams": n % 2 == 0 and n >= 4 and i % 8 == 3,
     }
+    options["elimination"] = i % 10 == 7 and not options["teams"] and options["scoring"] == "standard"
     return options
 
 

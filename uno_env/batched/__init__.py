@@ -49,7 +49,7 @@ batch mixes editions, table sizes and rules. ``episode``, ``reward``, ``max_play
 * ``observe(seats)``: (B, 839) observations of the current positions from any seats.
 * ``to_game(i)`` / ``table_dict(i)``: table ``i`` as a ``Game`` / in ``Game.to_dict`` form;
   ``BatchedUno.from_games(games, ...)``: a batch from ``Game`` positions in any phase where a
-  seat decides (any editions, sizes and supported rules).
+  seat decides (any editions, sizes and rules).
 * ``tables``: the raw state (``Tables``, below), for privileged features; read it, do not write it.
 
 Errors: actions of the wrong type, shape, dtype or device, out of range or illegal at their
@@ -62,7 +62,7 @@ One row per table; ``P`` is the largest table of the batch. Cards are kinds ``0.
 (``color * 13 + rank``, 52 ``W``, 53 ``W4``, 54 the special wild) as ``int8``:
 ``hands`` (B, P, 55) counts, ``known`` (B, P, P, 55) counts of ``target``'s cards each
 ``observer`` has seen, ``draw`` / ``discard`` (B, 112) piles bottom first with their lengths,
-``discard_count`` (B, 55); ``uno``, ``scores``, ``round_points``, ``winners`` (B, P); and (B,)
+``discard_count`` (B, 55); ``uno``, ``scores``, ``round_points``, ``winners``, ``alive`` (B, P); and (B,)
 scalars mirroring ``Game``'s fields (phase, current, dealer, direction, active color, top card,
 pending card and player, drawn card, ``W4`` guilt and previous color, catch window, penalty,
 round number, round winner), the per-table rules, the decision count of the episode and the
@@ -72,10 +72,10 @@ kB, 2-seat batches 0.8 kB (``nbytes_per_table``); a step's ``State`` adds 3.5 kB
 What is exact
 -------------
 Rules sections 1-6 for all four editions and 2-10 players, the ``uno_call``, ``allow_bluff``,
-``scoring``, ``target_score`` and ``first_dealer`` options and the section 7 variants partners,
-stacking, seven-zero and draw until playable: every decision ``Game`` asks, in the same phase,
-with the same legal actions; the same hands, piles (in order), known cards, scores and
-pending state after every step; the observation and mask bit for bit; ``uno_env.env``'s rewards,
+``scoring``, ``target_score`` and ``first_dealer`` options and every section 7 variant
+(partners, elimination, stacking, seven-zero, draw until playable): every decision ``Game``
+asks, in the same phase, with the same legal actions; the same hands, piles (in order), known
+cards, scores, seats in the game and pending state after every step; the observation and mask bit for bit; ``uno_env.env``'s rewards,
 terminations and truncations, whole games (``episode="game"``) included. Randomness is the
 engine's own: a counter-based hash per table (``uno_env.batched.rng``), so the same seed on the
 same device with the same batch and actions gives the same trajectories, and a table's play does
@@ -86,10 +86,9 @@ each seat with probability 1/n; the engine picks the dealer uniformly instead of
 
 Not supported
 -------------
-The elimination variant (7.2) is refused at construction (``RulesError`` naming it), and
-``from_games`` refuses its games and positions where no seat decides (a round or game over).
-There is no event log (``to_game`` gives a game without one); use ``uno_env.env`` for logs,
-rendering, infos and seat views.
+``from_games`` refuses positions where no seat decides (a round or game over). There is no
+event log (``to_game`` gives a game without one); use ``uno_env.env`` for logs, rendering,
+infos and seat views.
 
 Performance notes: ``step`` runs a fixed sequence of masked stages with no Python loop over
 tables; rare stages (reshuffles, deals, end of round) run on the rows that need them. On a GPU
@@ -97,7 +96,7 @@ each skipped stage costs one small device-to-host synchronisation. ``observation
 leaves observations out (``observation`` then has width 0).
 """
 
-from .engine import DEFAULT_MAX_TURNS, UNSUPPORTED_OPTIONS, BatchedUno, State
+from .engine import DEFAULT_MAX_TURNS, BatchedUno, State
 from .tables import Tables
 
-__all__ = ["BatchedUno", "DEFAULT_MAX_TURNS", "State", "Tables", "UNSUPPORTED_OPTIONS"]
+__all__ = ["BatchedUno", "DEFAULT_MAX_TURNS", "State", "Tables"]

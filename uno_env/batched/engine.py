@@ -21,12 +21,11 @@ from .observe import Observer
 from .rules import EDITION_NAMES, GAME_OVER, ROUND_OVER, BatchedRules
 from .tables import MAX_DECK, Tables
 
-__all__ = ["BatchedUno", "State", "DEFAULT_MAX_TURNS", "EPISODE_MODES", "REWARD_MODES", "UNSUPPORTED_OPTIONS"]
+__all__ = ["BatchedUno", "State", "DEFAULT_MAX_TURNS", "EPISODE_MODES", "REWARD_MODES"]
 
 EPISODE_MODES = ("game", "round")
 REWARD_MODES = ("win", "score")
 DEFAULT_MAX_TURNS = {"round": 10_000, "game": 100_000}  # as uno_env.env (a test keeps them equal)
-UNSUPPORTED_OPTIONS = ("elimination",)
 _PHASES = tuple(Phase)
 _INTEGER_DTYPES = (torch.int64, torch.int32, torch.int16, torch.int8, torch.uint8)
 
@@ -73,9 +72,9 @@ class BatchedUno:
     """``num_tables`` tables of UNO as tensors, every one advanced by each ``step(actions)``.
 
     Rule options are those of ``uno_env.core.Rules``; each may be one value for every table or a
-    list with one value per table (so one batch mixes editions and table sizes). The section 7
-    variants (``UNSUPPORTED_OPTIONS``) are refused. ``episode``, ``reward``, ``max_players`` and
-    ``max_turns`` mean what they mean for ``uno_env.env``. ``seed`` seeds every table's generator.
+    list with one value per table (so one batch mixes editions, table sizes and variants).
+    ``episode``, ``reward``, ``max_players`` and ``max_turns`` mean what they mean for
+    ``uno_env.env``. ``seed`` seeds every table's generator.
     """
 
     def __init__(
@@ -147,6 +146,8 @@ class BatchedUno:
         t.stacking = column([r.stacking for r in rules], torch.bool)
         t.seven_zero = column([r.seven_zero for r in rules], torch.bool)
         t.until_playable = column([r.draw_until_playable for r in rules], torch.bool)
+        t.elimination = column([r.elimination for r in rules], torch.bool)
+        self._rules.rings = any(r.elimination for r in rules)
 
     @classmethod
     def from_games(
@@ -161,10 +162,11 @@ class BatchedUno:
         seed: int = 0,
         observations: bool = True,
     ) -> BatchedUno:
-        """One table per ``Game``, each at its position (any phase where a seat decides, any rules supported).
+        """One table per ``Game``, each at its position (any phase where a seat decides, any rules).
 
         Each table then goes on with its own generator (seeded from ``seed``), not the game's.
-        Raises ``RulesError`` (a variant) or ``ValueError`` naming the game it cannot represent.
+        Raises ``ValueError`` naming a game it cannot represent (a finished round, a table larger
+        than ``max_players``, not a ``Game``).
         """
         if not isinstance(games, Sequence) or not games:
             raise ValueError("from_games needs a non-empty list of uno_env.core.Game")
@@ -177,10 +179,8 @@ class BatchedUno:
                                  "a table needs a position where a seat decides (call next_round() first)")
             datas.append(game.to_dict(include_log=False))
         options: dict[str, list[Any]] = {}
-        for i, data in enumerate(datas):
+        for data in datas:
             for name, value in data["rules"].items():
-                if name in UNSUPPORTED_OPTIONS and value:
-                    raise RulesError(f"game {i}: uno_env.batched does not support the variant {name!r}")
                 options.setdefault(name, []).append(value)
         env = cls(len(games), max_players=max_players, episode=episode, reward=reward, max_turns=max_turns,
                   device=device, seed=seed, observations=observations, **options)
@@ -240,6 +240,7 @@ class BatchedUno:
             put("catch_index", pending["catch_index"])
             put("penalty", pending["penalty"])
             put("uno", list(data["uno_called"]) + [False] * (p - n))
+            put("alive", [not e for e in data["eliminated"]] + [False] * (p - n))
             put("draw_len", len(pile))
             put("discard_len", len(below))
             put("discard_count", [below.count(k) for k in range(NUM_KINDS)])
@@ -326,6 +327,7 @@ class BatchedUno:
         mm = m[:, None]
         t.scores = torch.where(mm, 0, t.scores)
         t.winners = t.winners & ~mm
+        t.alive = torch.where(mm, self._rules.seats[None, :].lt(t.num_players[:, None]), t.alive)
         t.round_number = torch.where(m, 0, t.round_number)
         t.turns = torch.where(m, 0, t.turns)
         self._rules.deal(t, m, dealer, deck, given)
@@ -416,7 +418,7 @@ class BatchedUno:
         went_out = seats.eq(winner[:, None])
         hand_points = (t.hands.long() * self._rules.values[t.edition][:, None, :]).sum(-1)
         total = hand_points.sum(1)
-        standard = ~t.lowest
+        standard = ~t.lowest & ~t.elimination  # otherwise each seat adds its own hand (6.4, 7.2)
         points = torch.where(standard[:, None], went_out.long() * total[:, None], hand_points)
         # 7.1 partners: a team's points are its members' hands; the winning team scores the other team's.
         teams = t.teams[:, None]
@@ -437,7 +439,12 @@ class BatchedUno:
         low = torch.where(present, scores, torch.iinfo(torch.int64).max).amin(1)
         won_lowest = t.lowest & reached
         winners = torch.where(won_standard[:, None], won_std, present & scores.eq(low[:, None]))
-        over = out & (won_standard | won_lowest)
+        # 7.2 elimination: seats at or over the target leave; the last one standing wins.
+        in_round = t.alive & present
+        t.alive = torch.where(mo & t.elimination[:, None], t.alive & scores.lt(t.target_score[:, None]), t.alive)
+        won_eliminating = t.elimination & t.alive.sum(1).le(1)
+        winners = torch.where(won_eliminating[:, None], t.alive, winners)
+        over = out & (won_standard | won_lowest | won_eliminating)
         t.winners = torch.where(over[:, None], winners, t.winners)
         t.phase = torch.where(over, GAME_OVER, torch.where(out, ROUND_OVER, t.phase))
         n = t.num_players.double()[:, None]
@@ -446,7 +453,9 @@ class BatchedUno:
             standard_rewards = torch.where(went_out, total.double()[:, None] - hands, -hands)
             gain = other_team.double() / (n / 2)
             standard_rewards = torch.where(teams, torch.where(partner, gain, -hands), standard_rewards)
-            lowest_rewards = total.double()[:, None] / n - hands
+            dealt = in_round.double()  # the seats dealt into this round
+            mean = (hands * dealt).sum(1, keepdim=True) / dealt.sum(1, keepdim=True)
+            lowest_rewards = torch.where(in_round, mean - hands, 0.0)
             values = torch.where(standard[:, None], standard_rewards, lowest_rewards)
             sharing = out
         else:
@@ -461,7 +470,7 @@ class BatchedUno:
         terminated = out if self.episode == "round" else over
         going_on = out & ~terminated
         if self._rules.any(going_on):
-            self._rules.deal(t, going_on, (t.dealer + 1) % t.num_players)
+            self._rules.deal(t, going_on, self._rules.seat_after(t, t.dealer))
         return terminated
 
     def _check_actions(self, actions: Any, state: State) -> torch.Tensor:
@@ -555,7 +564,7 @@ class BatchedUno:
             "round_winner": None if row["round_winner"] < 0 else row["round_winner"],
             "winners": [s for s in range(n) if row["winners"][s]],
             "uno_called": row["uno"][:n],
-            "eliminated": [False] * n,
+            "eliminated": [not a for a in row["alive"][:n]],
             "known": [
                 {"observer": o, "target": target, "cards": cards(row["known"][o][target])}
                 for target in range(n) for o in range(n) if any(row["known"][o][target])
@@ -584,15 +593,7 @@ class BatchedUno:
 
 
 def _table_rules(num_tables: int, options: dict[str, Any]) -> list[Rules]:
-    """One validated ``Rules`` per table from options given once or per table; variants refused."""
-    for name in UNSUPPORTED_OPTIONS:
-        value = options.get(name, False)
-        values = value if isinstance(value, (list, tuple)) else [value]
-        if any(v is not False for v in values):
-            raise RulesError(
-                f"uno_env.batched does not support the section 7 variant {name!r} (got {value!r}); "
-                f"unsupported: {', '.join(UNSUPPORTED_OPTIONS)}. Use uno_env.env for it."
-            )
+    """One validated ``Rules`` per table from options given once or per table."""
     columns: dict[str, list[Any]] = {}
     for name, value in options.items():
         if isinstance(value, (list, tuple)):

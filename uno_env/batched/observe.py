@@ -11,7 +11,7 @@ from .rules import EDITION_NAMES, PLAY_DRAWN, ROUND_OVER, per_seat_row
 from .tables import Tables
 
 _FLAG_NAMES = ("uno_call", "allow_bluff", "scoring", "teams", "elimination", "stacking", "seven_zero",
-               "draw_until_playable")  # the order of Observer.observe's flags (elimination: always off here)
+               "draw_until_playable")  # the order of Observer.observe's flags
 
 
 class Observer:
@@ -60,7 +60,7 @@ class Observer:
         seen = ((rows * p + seat)[:, None] * p + around[:, 1:]).reshape(-1)
         known = t.known.reshape(-1, NUM_KINDS).index_select(0, seen).view(b, self.max_players - 1, NUM_KINDS)
         known = known * small(present[:, 1:, None])
-        flags = torch.stack([t.uno_auto, t.allow_bluff, t.lowest, t.teams, torch.zeros_like(t.teams), t.stacking,
+        flags = torch.stack([t.uno_auto, t.allow_bluff, t.lowest, t.teams, t.elimination, t.stacking,
                              t.seven_zero, t.until_playable], 1)
         parts = {
             "hand": per_seat_row(t.hands, seat),
@@ -83,7 +83,7 @@ class Observer:
             "score": torch.zeros(b, self.max_players, dtype=torch.int8, device=seat.device),
             "uno_called": small(t.uno.gather(1, around) & present),
             "teammate": small(offsets.eq(0) | t.teams[:, None] & present & offsets.remainder(2).eq(0)),
-            "eliminated": torch.zeros(b, self.max_players, dtype=torch.int8, device=seat.device),
+            "eliminated": small(~t.alive.gather(1, around) & present),
             "known": known.reshape(b, -1),
         }
         obs = torch.cat([parts[name] for name, _ in self.fields], 1).float()

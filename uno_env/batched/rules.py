@@ -61,6 +61,7 @@ class BatchedRules:
     def __init__(self, seats: int, device: torch.device) -> None:
         self.num_seats = seats  # the tables' seat dimension: the largest table of the batch
         self.device = device
+        self.rings = False  # set when some table plays elimination: seats are then walked round the live ones
         dev = device
 
         def const(values: object, dtype: torch.dtype = torch.int64) -> torch.Tensor:
@@ -111,10 +112,46 @@ class BatchedRules:
     def rows(t: Tables) -> torch.Tensor:
         return torch.arange(t.phase.shape[0], device=t.phase.device)
 
-    @staticmethod
-    def next_seat(t: Tables, seat: torch.Tensor, steps: int | torch.Tensor = 1) -> torch.Tensor:
-        """``Game.next_seat``: ``steps`` seats on in the direction of play."""
-        return (seat + t.direction * steps) % t.num_players
+    def next_seat(self, t: Tables, seat: torch.Tensor, steps: int | torch.Tensor = 1) -> torch.Tensor:
+        """``Game.next_seat``: ``steps`` seats still in the game on, in the direction of play."""
+        return self.clockwise(t, seat, t.direction * steps)
+
+    def live(self, t: Tables) -> torch.Tensor:
+        """(B,) seats still in the game (``Game._live``)."""
+        return t.alive.sum(1) if self.rings else t.num_players
+
+    def clockwise(self, t: Tables, seat: torch.Tensor, steps: int | torch.Tensor) -> torch.Tensor:
+        """The seat ``steps`` places clockwise (negative: counter-clockwise) among the seats still in the game.
+
+        ``seat`` is (B,) or (B, K) and must be in the game; ``steps`` broadcasts against it. Without
+        elimination in the batch this is ``(seat + steps) % num_players``; with it, a walk round
+        the ring of live seats (``Game._succ`` / ``Game._pred``).
+        """
+        per_table = isinstance(steps, torch.Tensor) and steps.dim() == 2
+        flat = seat.dim() == 1 and not per_table
+        seat2 = seat[:, None] if seat.dim() == 1 else seat
+        steps2 = steps[:, None] if isinstance(steps, torch.Tensor) and steps.dim() == 1 else steps
+        if not self.rings:
+            out = (seat2 + steps2) % t.num_players[:, None]
+        else:
+            alive = t.alive.long()
+            before = alive.cumsum(1) - alive  # live seats before each seat
+            ring = torch.where(t.alive, self.seats[None, :], self.seats[None, :] + self.num_seats).argsort(1)
+            # (rows a stage does not select may carry placeholder seats such as -1: clamped, their result unused)
+            at = (before.gather(1, seat2.clamp(0, self.num_seats - 1)) + steps2) % alive.sum(1, keepdim=True).clamp(min=1)
+            out = ring.gather(1, at)
+        return out[:, 0] if flat else out
+
+    def seat_after(self, t: Tables, seat: torch.Tensor) -> torch.Tensor:
+        """``Game._succ[seat]``: the next live seat clockwise, also after a seat no longer in the game."""
+        if not self.rings:
+            return (seat + 1) % t.num_players
+        alive = t.alive.long()
+        seat = seat.clamp(0, self.num_seats - 1)
+        before = (alive.cumsum(1) - alive).gather(1, seat[:, None])[:, 0]
+        ring = torch.where(t.alive, self.seats[None, :], self.seats[None, :] + self.num_seats).argsort(1)
+        step = t.alive.gather(1, seat[:, None])[:, 0].long()
+        return ring.gather(1, ((before + step) % alive.sum(1).clamp(min=1))[:, None])[:, 0]
 
     @staticmethod
     def hand_of(t: Tables, seat: torch.Tensor) -> torch.Tensor:
@@ -196,7 +233,7 @@ class BatchedRules:
             t.hands.view(b, -1).scatter_add_(1, first_seat[:, None] * NUM_KINDS + kinds, moved)
             self.set_uno(t, count.gt(0), first_seat, False)
         else:
-            seat = (first_seat[:, None] + (first[:, None] + depth) // per_seat[:, None]) % t.num_players[:, None]
+            seat = self.clockwise(t, first_seat, (first[:, None] + depth) // per_seat[:, None])
             flat = seat * NUM_KINDS + kinds
             t.hands.view(b, -1).scatter_add_(1, flat, moved)
             received = torch.zeros(t.uno.shape, dtype=torch.int16, device=t.uno.device)
@@ -277,8 +314,8 @@ class BatchedRules:
         t.catch_index = torch.where(m, 0, t.catch_index)
         t.penalty = torch.where(m, 0, t.penalty)
         t.round_points = torch.where(mm, 0, t.round_points)
-        left = (dealer + 1) % t.num_players
-        self.draw(t, m, HAND_SIZE * t.num_players, left, per_seat=torch.ones_like(left))
+        left = self.clockwise(t, dealer, 1)
+        self.draw(t, m, HAND_SIZE * self.live(t), left, per_seat=torch.ones_like(left))
         # 2.3: a Wild Draw Four turned first goes back into the middle of the pile (4 at most).
         for _ in range(4):
             length = t.draw_len
@@ -312,7 +349,7 @@ class BatchedRules:
         reverse = colored & rank.eq(REVERSE)
         t.direction = torch.where(reverse, -1, t.direction)
         skipped = two | colored & rank.eq(SKIP)
-        start = torch.where(skipped, (left + 1) % t.num_players, torch.where(reverse, dealer, left))
+        start = torch.where(skipped, self.clockwise(t, left, 1), torch.where(reverse, dealer, left))
         self.begin_turn(t, colored, start)
 
     # ------------------------------------------------------------------ legal actions
@@ -336,7 +373,9 @@ class BatchedRules:
         mask[:, A.KEEP] = phase.eq(PLAY_DRAWN) & ~(t.until_playable & drawn_plays)
         give = self.color_counts(hand).gt(0) & phase.eq(GIVE_AWAY)[:, None]
         mask[:, A.GIVE_BASE:A.GIVE_BASE + NUM_COLORS] = give
-        swap = self.swap_offsets[None, :].lt(t.num_players[:, None]) & phase.eq(SWAP_PHASE)[:, None]
+        offsets = self.swap_offsets[None, :]
+        targets = (t.current[:, None] + offsets) % t.num_players[:, None]
+        swap = offsets.lt(t.num_players[:, None]) & t.alive.gather(1, targets) & phase.eq(SWAP_PHASE)[:, None]
         mask[:, A.SWAP_BASE + 1:] = swap
         return mask
 
@@ -403,7 +442,7 @@ class BatchedRules:
         no_catch = phase.eq(CATCH_PHASE) & action.eq(A.NO_CATCH)
         if self.any(no_catch):
             reach = t.catch_index + 1
-            window = no_catch & reach.lt(t.num_players)
+            window = no_catch & reach.lt(self.live(t))
             t.current = torch.where(window, self.next_seat(t, t.player.clamp(min=0), reach), t.current)
             t.catch_index = torch.where(window, reach, torch.where(no_catch, 0, t.catch_index))
             flow.effect |= no_catch & ~window
@@ -421,12 +460,14 @@ class BatchedRules:
         if self.any(flow.king_pig):
             player = t.player.clamp(min=0)
             declared = t.active
-            self.draw(t, flow.king_pig, torch.zeros_like(player), player + 1, per_seat=torch.ones_like(player),
+            self.draw(t, flow.king_pig, torch.zeros_like(player), self.clockwise(t, player, 1),
+                      per_seat=torch.ones_like(player),
                       stop=lambda kinds: self.kind_color[kinds].eq(declared[:, None]), stopping=flow.king_pig,
                       public=flow.king_pig)
         if self.any(flow.greyskull):
             player = t.player.clamp(min=0)
-            self.draw(t, flow.greyskull, 3 * (t.num_players - 1), player + 1, per_seat=torch.full_like(player, 3))
+            self.draw(t, flow.greyskull, 3 * (self.live(t) - 1), self.clockwise(t, player, 1),
+                      per_seat=torch.full_like(player, 3))
         if self.any(flow.resolve):
             self._resolve_end_of_play(t, flow)
         if self.any(flow.after_uno):
@@ -471,10 +512,11 @@ class BatchedRules:
         seven = seven_zero & rank.eq(7)
         t.phase = torch.where(seven, SWAP_PHASE, t.phase)
         zero = seven_zero & rank.eq(0)
-        if self.any(zero):
-            n = t.num_players[:, None]
-            self._move_hands(t, zero, torch.where(self.seats[None, :].lt(n), (self.seats[None, :] - t.direction[:, None]) % n,
-                                                  self.seats[None, :]))
+        if self.any(zero):  # each live seat receives the hand of the live seat before it in the direction of play
+            seats = self.seats[None, :].expand(b, -1)
+            live = t.alive & seats.lt(t.num_players[:, None])
+            before = self.clockwise(t, torch.where(live, seats, seat[:, None]), -t.direction[:, None])
+            self._move_hands(t, zero, torch.where(live, before, seats))
         flow.resolve |= colored & ~seven
         wild = m & ~colored
         four = wild & kind.eq(WILD_DRAW_FOUR)
@@ -510,7 +552,7 @@ class BatchedRules:
         kinds = color[:, None] * RANKS_PER_COLOR + self.give_rank[None, :]  # (B, 25)
         present = hand.gather(1, kinds).gt(self.give_copy[None, :]) & m[:, None]
         order = present.long().cumsum(1) - 1
-        receiver = (giver[:, None] + 1 + order % (t.num_players[:, None] - 1)) % t.num_players[:, None]
+        receiver = self.clockwise(t, giver, 1 + order % (self.live(t)[:, None] - 1))
         moved = present.to(torch.int8)
         t.hands.view(b, -1).scatter_add_(1, receiver * NUM_KINDS + kinds, moved)
         of_color = (color[:, None] * RANKS_PER_COLOR + self.kinds[None, :RANKS_PER_COLOR])
@@ -580,7 +622,7 @@ class BatchedRules:
         nxt = self.next_seat(t, t.player.clamp(min=0))
         colored = kind.lt(WILD)
         rank = self.kind_rank[kind]
-        skip = m & colored & (rank.eq(SKIP) | rank.eq(REVERSE) & t.num_players.eq(2))
+        skip = m & colored & (rank.eq(SKIP) | rank.eq(REVERSE) & self.live(t).eq(2))
         two = m & colored & rank.eq(DRAW_TWO)
         four = m & kind.eq(WILD_DRAW_FOUR)
         stack = two & t.stacking  # 7.4: offered even without a Draw Two, so holding none stays hidden

@@ -18,7 +18,7 @@ from ..core.cards import NUM_KINDS
 MAX_DECK = 112  # the largest deck (every edition with a special wild)
 # Fields fixed when the batch is built (reset(seed=...) alone sets rng_key again, on every row).
 RULE_FIELDS = frozenset({"edition", "num_players", "target_score", "uno_auto", "allow_bluff", "lowest", "first_dealer",
-                         "teams", "stacking", "seven_zero", "until_playable", "rng_key"})
+                         "teams", "stacking", "seven_zero", "until_playable", "elimination", "rng_key"})
 
 
 @dataclass
@@ -48,6 +48,8 @@ class Tables:
     """(B,) bool: ``Rules.seven_zero`` (7.4)."""
     until_playable: torch.Tensor
     """(B,) bool: ``Rules.draw_until_playable`` (7.4)."""
+    elimination: torch.Tensor
+    """(B,) bool: ``Rules.elimination`` (7.2)."""
     # The game.
     round_number: torch.Tensor
     """(B,) int64: rounds dealt in this game, the current one included."""
@@ -59,6 +61,8 @@ class Tables:
     """(B,) int64: the seat that went out, -1 while the round is in play."""
     winners: torch.Tensor
     """(B, P) bool: the game's winners, once it is over."""
+    alive: torch.Tensor
+    """(B, P) bool: seats still in the game (all the table's seats but those eliminated, 7.2)."""
     # The round.
     dealer: torch.Tensor
     """(B,) int64: this round's dealer."""
@@ -150,9 +154,9 @@ class Tables:
         for f in fields(Tables):
             name = f.name
             if name in ("uno_auto", "allow_bluff", "lowest", "w4_guilty", "teams", "stacking", "seven_zero",
-                        "until_playable"):
+                        "until_playable", "elimination"):
                 values[name] = flag(b)
-            elif name in ("uno", "winners"):
+            elif name in ("uno", "winners", "alive"):
                 values[name] = flag(b, p)
             elif name in ("scores", "round_points"):
                 values[name] = i64(b, p)
