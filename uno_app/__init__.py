@@ -1,0 +1,1 @@
+"""The applications above ``agents``: the ``uno-env`` command line, the terminal game, the web app."""
