@@ -5,7 +5,7 @@ read and write::
 
     {
       "format": "uno_env.replay", "version": 1,
-      "start": {...},                  # Game.to_dict() of the first position (Recorder: no log)
+      "start": {...},                  # Game.to_dict() of the first position
       "agents": ["you", "rule", ...],  # one display label per seat
       "actions": [55, 12, ...],        # every action id, in order
       "annotations": [null, {"agent": "ppo", "top": [[12, 0.62], [55, 0.21]]}, ...],
@@ -97,11 +97,15 @@ class Replay:
         """A fresh ``Game`` at the start position."""
         return Game.from_dict(self.start)
 
-    def apply(self, game: Game, index: int) -> None:
-        """Apply action ``index`` to ``game``, which must be at position ``index`` (deals a round first if due)."""
+    def apply(self, game: Game, index: int) -> int:
+        """Apply action ``index`` to ``game``, which must be at position ``index`` (deals a round first if
+        due); returns the seat that took it."""
         if game.is_round_over:
             game.next_round(deck=self.decks.get(game.round_number + 1))
+        seat = game.current_player
+        assert seat is not None
         game.step(self.actions[index])
+        return seat
 
     def finish(self, game: Game) -> None:
         """Deal the rounds dealt after the last action (``rounds``), on the game at the last position."""
@@ -326,12 +330,25 @@ class Recorder:
         if len(agents) != game.num_players:
             raise ValueError(f"agents needs a label per seat ({game.num_players}), got {len(agents)}")
         self.game = game
-        self.start = game.to_dict(include_log=False)
+        self.start = game.to_dict()
         self.agents = [str(a) for a in agents]
         self.actions: list[int] = []
         self.annotations: list[dict[str, Any] | None] = []
         self.decks: dict[int, list[str]] = {}
         self.meta = dict(meta or {})
+
+    @classmethod
+    def resume(cls, replay: Replay, game: Game) -> Recorder:
+        """Go on recording ``replay`` with ``game``, which must be at its last position (a saved game);
+        raises ``ReplayError`` otherwise."""
+        if replay.final_game().to_dict(include_log=False) != game.to_dict(include_log=False):
+            raise _fail("its last position is not this game's position")
+        recorder = cls(game, replay.agents, replay.meta)
+        recorder.start = replay.start
+        recorder.actions = list(replay.actions)
+        recorder.annotations = list(replay.annotations)
+        recorder.decks = dict(replay.decks)
+        return recorder
 
     def step(self, action: Action | int | str, annotation: Mapping[str, Any] | None = None) -> None:
         """Apply one action to the game (raises what ``Game.step`` raises, recording nothing) and record it."""

@@ -55,8 +55,8 @@ class TableSettings(_Strict):
     """Rule options of a new table (``uno_env.core.Rules``) and the AI's habits."""
 
     edition: Edition = "classic"
-    players: int = Field(4, ge=2, le=10, description="table size")
-    target_score: int = Field(500, ge=1, le=MAX_TARGET)
+    players: Annotated[int, Field(ge=2, le=10, description="table size")] = 4
+    target_score: Annotated[int, Field(ge=1, le=MAX_TARGET)] = 500
     uno_call: Literal["explicit", "auto"] = "explicit"
     allow_bluff: bool = True
     scoring: Literal["standard", "lowest"] = "standard"
@@ -65,9 +65,9 @@ class TableSettings(_Strict):
     stacking: bool = False
     seven_zero: bool = False
     draw_until_playable: bool = False
-    first_dealer: int | None = Field(None, ge=0, le=9)
-    seed: int | None = Field(None, ge=0, lt=2**63, description="same seed, same deals")
-    forgetful: float = Field(0.1, ge=0.0, le=1.0, description="chance an AI forgets to call UNO")
+    first_dealer: Annotated[int | None, Field(ge=0, le=9)] = None
+    seed: Annotated[int | None, Field(ge=0, lt=2**63, description="same seed, same deals")] = None
+    forgetful: Annotated[float, Field(ge=0.0, le=1.0, description="chance an AI forgets to call UNO")] = 0.1
 
     def rule_options(self) -> dict[str, Any]:
         """Keyword arguments for ``Rules``."""
@@ -81,29 +81,29 @@ class TableSettings(_Strict):
 class PlaySettings(TableSettings):
     """A game against AI opponents: your seat, the opponents clockwise from your left, the UNO timer."""
 
-    seat: int = Field(0, ge=0, le=9)
-    opponents: list[str] = Field(default_factory=lambda: ["ppo"], min_length=1, max_length=9,
-                                 description="one spec for every opponent, or one per opponent")
-    uno_time: float = Field(4.0, ge=0.0, le=60.0, description="seconds to call UNO; 0 waits for uno / no-uno")
+    seat: Annotated[int, Field(ge=0, le=9)] = 0
+    opponents: Annotated[list[str], Field(min_length=1, max_length=9,
+                                          description="one spec for every opponent, or one per opponent")] = ["ppo"]
+    uno_time: Annotated[float, Field(ge=0.0, le=60.0, description="seconds to call UNO; 0 waits for uno / no-uno")] = 4.0
 
 
 class WatchSettings(TableSettings):
     """AI against AI: an agent per seat and the pause between moves."""
 
-    agents: list[str] = Field(default_factory=lambda: ["rule"], min_length=1, max_length=10,
-                              description="one spec for every seat, or one per seat")
-    delay: float = Field(0.8, ge=0.0, le=10.0)
-    forgetful: float = Field(0.0, ge=0.0, le=1.0)
+    agents: Annotated[list[str], Field(min_length=1, max_length=10,
+                                       description="one spec for every seat, or one per seat")] = ["rule"]
+    delay: Annotated[float, Field(ge=0.0, le=10.0)] = 0.8
+    forgetful: Annotated[float, Field(ge=0.0, le=1.0)] = 0.0
 
 
 class NewGame(_Strict):
     type: Literal["new_game"]
-    settings: PlaySettings = Field(default_factory=PlaySettings)
+    settings: PlaySettings = PlaySettings()
 
 
 class Watch(_Strict):
     type: Literal["watch"]
-    settings: WatchSettings = Field(default_factory=WatchSettings)
+    settings: WatchSettings = WatchSettings()
 
 
 class Act(_Strict):
@@ -126,14 +126,14 @@ class Save(_Strict):
 class Load(_Strict):
     type: Literal["load"]
     data: dict[str, Any]
-    seat: int | None = Field(None, ge=0, le=9)
-    opponents: list[str] | None = Field(None, min_length=1, max_length=9)
-    uno_time: float = Field(4.0, ge=0.0, le=60.0)
+    seat: Annotated[int | None, Field(ge=0, le=9)] = None
+    opponents: Annotated[list[str] | None, Field(min_length=1, max_length=9)] = None
+    uno_time: Annotated[float, Field(ge=0.0, le=60.0)] = 4.0
 
 
 class WatchControl(_Strict):
     type: Literal["watch_control"]
-    delay: float | None = Field(None, ge=0.0, le=10.0)
+    delay: Annotated[float | None, Field(ge=0.0, le=10.0)] = None
     paused: bool | None = None
 
 
@@ -145,7 +145,7 @@ class ReplayOpen(_Strict):
 
 class ReplaySeek(_Strict):
     type: Literal["replay_seek"]
-    index: int = Field(ge=0)
+    index: Annotated[int, Field(ge=0)]
 
 
 class ReplayDownload(_Strict):
@@ -190,6 +190,8 @@ def parse_message(text: str | bytes) -> BaseModel:
         raise ProtocolError(f"a message is one JSON object with a 'type', got {type(data).__name__}")
     kind = data.get("type")
     model = MESSAGES.get(kind) if isinstance(kind, str) else None
+    if "type" not in data:
+        raise ProtocolError(f"the message has no 'type'; types are {', '.join(MESSAGES)}")
     if model is None:
         shown = kind if isinstance(kind, str) and len(kind) <= 40 else type(kind).__name__
         raise ProtocolError(f"unknown message type {shown!r}; types are {', '.join(MESSAGES)}")

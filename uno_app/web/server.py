@@ -152,10 +152,10 @@ class Connection:
 
     async def open_replay(self, message: P.ReplayOpen) -> None:
         if message.source == "game":
-            replay = self.current().replay()
-            if replay is None:
+            found = self.current().replay()
+            if found is None:
                 raise ClientError("the replay shows every hand: it is available once the game is over")
-            title = f"{self.current().kind} game"
+            replay, title = found, f"{self.current().kind} game"
         else:
             if message.data is None:
                 raise ClientError("replay_open with source 'data' needs data (a replay file or a saved game)")

@@ -272,7 +272,7 @@ class PlaySession(Session):
         left = None if self.uno_deadline is None else max(0.0, self.uno_deadline - time.monotonic())
         return {"type": "table", "mode": "play", "seat": self.human, "labels": self.labels, **payload,
                 "actor": actor, "action": action, "uno": {"called": self.precalled, "seconds_left": left},
-                "over": self.game.is_game_over, "error": self.error}
+                "index": len(self.recorder.actions), "over": self.game.is_game_over, "error": self.error}
 
     def save_data(self) -> dict[str, Any]:
         """The whole game as this app's save (every hand included)."""
