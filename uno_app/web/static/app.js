@@ -28,6 +28,7 @@
   let seekTimer = null;
   let reconnectDelay = 400;
   let pendingAct = false;
+  let version = 0;          // counts renders (data-version on <body>: tests wait for it to move on)
 
   // ------------------------------------------------------------------ connection
   function connect() {
@@ -68,7 +69,8 @@
         pendingAct = false;
         if (m.request === "resume") { sessionStorage.removeItem("uno-session"); break; }
         toast(m.message);
-        if (current && !busy) renderPlay(current, false);
+        if (current && !busy && mode === "play") renderPlay(current, false);
+        else document.body.dataset.version = String(++version);
         break;
       case "saved": download(m.filename, m.data); toast("Saved: the file holds the whole game, every hand included.", true); break;
       case "replay_data": download(m.filename, m.data); break;
@@ -385,6 +387,7 @@
     }
     document.body.dataset.phase = v.phase;
     document.body.dataset.myTurn = mine ? "1" : "0";
+    document.body.dataset.version = String(++version);
   }
 
   function promptText(v, m) {
@@ -584,14 +587,14 @@
       : v.phase === "round_over" ? `Round over: player ${v.round_winner} went out.`
         : cur === null ? "" : `Player ${cur} (${m.labels[cur]}) to ${PHASE_TEXT[v.phase] || v.phase}: ${v.legal_actions.join(", ")}`;
     const moveBox = mode === "replay" ? $("#rp-move") : $("#w-move");
-    moveBox.innerHTML = "";
+    if (m.move || mode === "replay") moveBox.innerHTML = "";  // a watch frame without a move keeps the last one
     if (m.move) {
       moveBox.append(el("strong", { text: `Player ${m.move.seat} (${m.move.agent}): ${m.move.action}` }));
       if (m.move.top.length) {
         moveBox.append(" - most likely:");
         for (const [action, p] of m.move.top) moveBox.append(el("span", { class: "top", text: `${action} ${(100 * p).toFixed(0)}%` }));
       }
-    } else moveBox.textContent = mode === "replay" ? (m.index === 0 ? "Start position" : "") : "";
+    } else if (mode === "replay") moveBox.textContent = m.index === 0 ? "Start position" : "";
     if (mode === "replay") {
       const slider = $("#rp-slider");
       slider.max = String(m.length);
@@ -605,6 +608,7 @@
     }
     document.body.dataset.phase = v.phase;
     document.body.dataset.index = String(m.index);
+    document.body.dataset.version = String(++version);
   }
 
   function seek(index) {
