@@ -11,45 +11,28 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import socket
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.web_helpers import served
+
 pytestmark = [pytest.mark.slow, pytest.mark.browser]
 
 CHROMIUM = os.environ.get("UNO_CHROMIUM", "/usr/bin/chromium")
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
          "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-ROOT = Path(__file__).resolve().parent.parent
 # Deals whose first hand holds the edition's special wild (the README's pictures show it).
 SCREENSHOT_SEEDS = {"classic": 2, "monster_high": 8, "angry_birds": 8, "masters_of_the_universe": 8}
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 @pytest.fixture(scope="module")
 def url() -> Iterator[str]:
-    """``uno-env serve`` (the module's ``main``) in a subprocess; its printed address."""
-    port = free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "uno_app.web.server", "--port", str(port)], cwd=ROOT,
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    assert proc.stdout is not None
-    line = proc.stdout.readline()
-    try:
-        assert f"http://127.0.0.1:{port}/" in line, line
-        yield f"http://127.0.0.1:{port}/"
-    finally:
-        proc.terminate()
-        proc.wait(10)
+    """``uno-env serve`` (the module's ``main``) in a subprocess."""
+    with served() as (address, _):
+        yield f"http://{address}/"
 
 
 @pytest.fixture(scope="module")

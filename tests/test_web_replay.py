@@ -60,9 +60,9 @@ def test_replay_gives_every_recorded_position(edition: str) -> None:
 
 
 def test_rounds_dealt_after_the_last_action_are_replayed() -> None:
-    recorder, _ = record(Rules(num_players=2, target_score=5000), seed=4)
+    recorder, _ = record(Rules(num_players=2, target_score=300), seed=4)
     # Stop the second recording right after a round was dealt (no action of that round yet).
-    rules = Rules(num_players=2, target_score=5000)
+    rules = Rules(num_players=2, target_score=300)
     short = Recorder(Game(rules, seed=4), ["a", "b"])
     full = recorder.replay()
     index = 0

@@ -129,10 +129,12 @@ class Connection:
         elif isinstance(message, P.ReplayOpen):
             await self.open_replay(message)
         elif isinstance(message, P.ReplayDownload):
-            replay = self.current().replay()
+            session = self.current()
+            replay = session.replay()
             if replay is None:
                 raise ClientError("the replay shows every hand: it is available once the game is over")
-            await self.send({"type": "replay_data", "data": replay.to_dict(), "filename": "uno-replay.json"})
+            await self.send({"type": "replay_data", "data": replay.to_dict(), "filename": "uno-replay.json",
+                             "session": session.id})
         elif isinstance(message, P.Resume):
             session = self.registry.get(message.session, message.token)
             if self.session is not None and self.session is not session:
