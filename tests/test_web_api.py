@@ -17,8 +17,10 @@ from fastapi.testclient import TestClient  # noqa: E402
 from starlette.websockets import WebSocketDisconnect  # noqa: E402
 
 from uno_app.web import protocol, server  # noqa: E402
-from uno_app.web.seats import OPPONENTS, check_spec, shipped_checkpoints  # noqa: E402
-from uno_app.web.sessions import SAVE_FORMAT, full_payload, seat_payload  # noqa: E402
+from agents.registry import shipped_checkpoints  # noqa: E402
+from uno_app.web.seats import OPPONENTS, check_spec  # noqa: E402
+from uno_app.terminal import SAVE_FORMAT, read_save  # noqa: E402
+from uno_app.web.sessions import full_payload, seat_payload  # noqa: E402
 from uno_env.core import Game, Rules  # noqa: E402
 from uno_env.replay import Replay  # noqa: E402
 
@@ -205,8 +207,9 @@ BAD_MESSAGES: list[tuple[Any, str]] = [
     ({"type": "new_game", "settings": {"opponents": ["rule", "rule"]}}, "opponents needs 1 or 3 agents"),
     ({"type": "new_game", "settings": {"opponents": ["os:system"]}}, "unknown opponent 'os:system'"),
     ({"type": "new_game", "settings": {"opponents": ["ppo:/tmp/evil.safetensors"]}}, "unknown opponent"),
-    ({"type": "load", "data": {"format": "uno_env.game", "hands": []}}, "the saved game cannot be loaded"),
-    ({"type": "load", "data": {"format": "pickle"}}, "not a saved game"),
+    ({"type": "load", "data": {"format": "uno_env.game", "hands": []}}, "this file is not a saved game"),
+    ({"type": "load", "data": {"format": "pickle"}}, "this file is not a saved game"),
+    ({"type": "load", "data": {"format": "uno_env.play", "version": 1, "game": {}, "eval": "x"}}, "unknown key(s) 'eval'"),
     ({"type": "replay_open", "data": {"format": "uno_env.replay", "version": 1}}, "invalid replay: missing key"),
     ({"type": "resume", "session": "abc", "token": "def"}, "no such session"),
     ("[" * 50_000 + "]" * 50_000, "a message is one JSON object"),
@@ -261,7 +264,7 @@ def test_opponents_from_a_save_are_checked_like_the_pages(client: TestClient) ->
         assert "unknown opponent 'agents.evil:Boom'" in sock.error({"type": "load", "data": save})
         save["opponents"] = ["rule"]
         save["human_seat"] = 7
-        assert "seat must be 0..1" in sock.error({"type": "load", "data": save})
+        assert "human_seat must be a seat 0..1" in sock.error({"type": "load", "data": save})
 
 
 def test_a_websocket_from_another_site_is_refused(client: TestClient) -> None:
@@ -341,8 +344,8 @@ def test_without_a_timer_uno_waits_for_the_choice(client: TestClient) -> None:
 
 def test_catching_an_opponent_who_forgot_uno(client: TestClient) -> None:
     position = two_card_position(1, 2, seed=4)
-    save = {"format": SAVE_FORMAT, "version": 1, "seat": 0, "opponents": ["simple"], "forgetful": 1.0, "seed": 3,
-            "game": position.to_dict()}
+    save = {"format": SAVE_FORMAT, "version": 1, "human_seat": 0, "opponents": ["simple"], "forgetful": 1.0,
+            "seed": 3, "game": position.to_dict()}
     with client.websocket_connect("/ws") as ws:
         sock = Socket(ws)
         sock.send({"type": "load", "data": save})
@@ -356,7 +359,7 @@ def test_catching_an_opponent_who_forgot_uno(client: TestClient) -> None:
 
 
 # ---------------------------------------------------------------------- saves
-def test_save_and_load_continue_the_game_and_its_replay(client: TestClient) -> None:
+def test_save_and_load_continue_the_game_and_its_replay(client: TestClient, tmp_path: Path) -> None:
     with client.websocket_connect("/ws") as ws:
         sock = Socket(ws)
         new_game(sock, players=3, opponents=["rule", "random"], seed=17, target_score=80, uno_time=0)
@@ -368,7 +371,10 @@ def test_save_and_load_continue_the_game_and_its_replay(client: TestClient) -> N
         saved = sock.until(lambda m: m["type"] == "saved")
         data = saved["data"]
         assert data["format"] == SAVE_FORMAT and data["opponents"] == ["rule", "random"]
-        Game.from_dict(data["game"])
+        path = tmp_path / "save.json"
+        path.write_text(json.dumps(data))
+        terminal = read_save(path)  # `uno-env play --load` reads the same file
+        assert terminal.game.to_dict() == data["game"] and terminal.human_seat == 0 and terminal.replay is not None
     with client.websocket_connect("/ws") as ws:
         sock = Socket(ws)
         sock.send({"type": "load", "data": data})

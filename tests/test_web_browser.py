@@ -156,7 +156,7 @@ def test_save_load_and_a_bad_file_in_the_browser(page: Any, tmp_path: Path) -> N
     path = tmp_path / "save.json"
     info.value.save_as(path)
     data = json.loads(path.read_text())
-    assert data["format"] == "uno_app.web.save" and data["game"]["rules"]["edition"] == "masters_of_the_universe"
+    assert data["format"] == "uno_env.play" and data["game"]["rules"]["edition"] == "masters_of_the_universe"
     hand = page.locator("#hand").inner_text()
     page.click("#nav-play")
     before = version(page)
@@ -167,7 +167,7 @@ def test_save_load_and_a_bad_file_in_the_browser(page: Any, tmp_path: Path) -> N
     page.set_input_files("#load-file", files=[{"name": "bad.json", "mimeType": "application/json",
                                                "buffer": b'{"format": "nope"}'}])
     page.wait_for_selector("#toast.show")
-    assert "not a saved game" in page.locator("#toast").inner_text()
+    assert "this file is not a saved game" in page.locator("#toast").inner_text()
 
 
 def test_watch_ai_against_ai(page: Any) -> None:

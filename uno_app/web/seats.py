@@ -1,27 +1,28 @@
 """AI seats: which opponents the web app offers, how they are built, and how one decides.
 
 A browser names an opponent by one of ``OPPONENTS`` or ``ppo:NAME`` for a checkpoint shipped
-in ``checkpoints/`` (``shipped_checkpoints()``); nothing else is accepted (no module paths,
-no file paths, no options), so a page can never make the server import code or read a file.
-``ppo`` alone plays the shipped checkpoint that fits the table best (``default_checkpoint``).
+in ``checkpoints/`` (``agents.registry.shipped_checkpoints()``); nothing else is accepted (no
+module paths, no file paths, no options), so a page can never make the server import code or
+read a file. The agent is then built by ``agents.registry.make_agent`` (with its default
+``allow_import=False``); ``ppo`` alone plays the shipped checkpoint that fits the table.
 
-``decide`` asks an agent for one action with exactly what the tournament harness gives it:
-``info = game.view(seat)`` and an observation dict holding the action mask (and the
-observation vector when the agent needs one). For a PPO agent it also returns the policy's
-most probable legal actions, which replays show.
+``decide`` asks an agent for one action the one way agents are driven
+(``agents.choose_action``: ``info = game.view(seat)`` and the observation dict). For a PPO
+agent it also returns the policy's most probable legal actions, which replays show.
 """
 
 from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from agents import Agent, make_agent
-from agents.ppo_agent import SHIPPED_DIR, CheckpointError, PPOAgent
+from agents import Agent, choose_action
+from agents.base import agent_observation
+from agents.ppo_agent import PPOAgent
+from agents.registry import AgentSpecError, agent_label, make_agent, shipped_checkpoints
 from uno_env.core import Game
 from uno_env.core import actions as A
 
@@ -33,34 +34,17 @@ class SpecError(ValueError):
     """An opponent the web app does not offer."""
 
 
-def shipped_checkpoints() -> list[str]:
-    """Names of the checkpoints shipped in ``checkpoints/`` (``ppo:NAME`` plays one)."""
-    return sorted(p.stem for p in SHIPPED_DIR.glob("*.safetensors"))
+def offered() -> list[str]:
+    """Every opponent spec the page may name."""
+    return [*OPPONENTS, *(f"ppo:{n}" for n in shipped_checkpoints())]
 
 
 def check_spec(spec: Any) -> str:
-    """The spec if the web app offers it (``OPPONENTS`` or ``ppo:NAME`` of a shipped checkpoint); else ``SpecError``."""
-    if isinstance(spec, str):
-        text = spec.strip().lower()
-        if text in OPPONENTS:
-            return text
-        head, _, name = text.partition(":")
-        if head == "ppo" and name in shipped_checkpoints():
-            return text
-    allowed = ", ".join([*OPPONENTS, *(f"ppo:{n}" for n in shipped_checkpoints())])
+    """The spec if the web app offers it (``offered()``); else ``SpecError`` naming what is."""
+    if isinstance(spec, str) and spec.strip().lower() in offered():
+        return spec.strip().lower()
     shown = spec if isinstance(spec, str) and len(spec) <= 80 else type(spec).__name__
-    raise SpecError(f"unknown opponent {shown!r}; opponents are {allowed}")
-
-
-def default_checkpoint(edition: str, num_players: int) -> Path:
-    """The shipped checkpoint for a table: the most specialised one trained on its edition and size
-    (between equals, one trained on round points), else ``universal``."""
-    from uno_env.play import default_checkpoint as choose
-
-    path = choose(SHIPPED_DIR, edition, num_players)
-    if path is None:
-        raise SpecError(f"no shipped PPO checkpoint in {SHIPPED_DIR}")
-    return path
+    raise SpecError(f"unknown opponent {shown!r}; opponents are {', '.join(offered())}")
 
 
 @dataclass
@@ -76,33 +60,13 @@ class Seat:
 def build_seat(spec: str, edition: str, num_players: int, seed: int, forget: float = 0.0) -> Seat:
     """An AI seat for an offered spec (``check_spec``), seeded and reset; raises ``SpecError``."""
     spec = check_spec(spec)
-    if spec.startswith("ppo"):
-        name = spec.partition(":")[2]
-        path = SHIPPED_DIR / f"{name}.safetensors" if name else default_checkpoint(edition, num_players)
-        try:
-            agent: Agent = PPOAgent.load(path)
-        except (CheckpointError, OSError) as err:
-            raise SpecError(f"cannot load the shipped checkpoint {path.name}: {err}") from None
-        label = f"ppo ({path.stem})"
-    else:
-        agent = make_agent(spec)
-        label = spec
+    try:
+        agent = make_agent(spec, edition=edition, num_players=num_players)
+    except AgentSpecError as err:
+        raise SpecError(str(err)) from None
     agent.seed(seed)
     agent.reset()
-    return Seat(agent=agent, label=label, forget=forget, rng=random.Random(seed ^ 0x5EED))
-
-
-def observation_for(agent: Agent, game: Game, seat: int, legal: list[int]) -> dict[str, Any]:
-    """The observation dict an agent gets: the action mask, and the vector when it needs one."""
-    mask = np.zeros(A.NUM_ACTIONS, dtype=np.int8)
-    mask[legal] = 1
-    obs: dict[str, Any] = {"action_mask": mask}
-    if agent.needs_observation:
-        from uno_env.observation import observe
-
-        max_players = getattr(agent, "observation_max_players", None) or getattr(agent, "max_players", None)
-        obs["observation"] = observe(game, seat) if max_players is None else observe(game, seat, int(max_players))
-    return obs
+    return Seat(agent=agent, label=agent_label(spec, agent), forget=forget, rng=random.Random(seed ^ 0x5EED))
 
 
 def decide(ai: Seat, game: Game, seat: int) -> tuple[int, dict[str, Any] | None]:
@@ -111,11 +75,11 @@ def decide(ai: Seat, game: Game, seat: int) -> tuple[int, dict[str, Any] | None]
     legal = list(info["legal_action_ids"])
     if ai.forget > 0 and A.NO_UNO in legal and ai.rng.random() < ai.forget:
         return A.NO_UNO, {"agent": f"{ai.label}, forgetting UNO"}
-    obs = observation_for(ai.agent, game, seat, legal)
-    action = int(ai.agent.act(obs, info))
+    action = choose_action(ai.agent, game, seat)
     note = None
     if isinstance(ai.agent, PPOAgent) and len(legal) > 1:
-        logits = ai.agent.logits(obs["observation"])[legal].astype(np.float64)
+        vector = agent_observation(ai.agent, game, seat, info)["observation"]
+        logits = ai.agent.logits(vector)[legal].astype(np.float64)
         probs = np.exp(logits - logits.max())
         probs /= probs.sum()
         order = np.argsort(-probs, kind="stable")[:TOP_ACTIONS]

@@ -35,9 +35,10 @@ from pydantic import BaseModel
 
 from uno_env.core.cards import EDITIONS
 from uno_env.core.errors import UnoError
+from uno_env.render import FLAVOUR
 
 from . import protocol as P
-from .seats import OPPONENTS, shipped_checkpoints
+from .seats import offered
 from .sessions import (
     ClientError,
     PlaySession,
@@ -54,24 +55,16 @@ DEFAULT_PORT = 8000
 log = logging.getLogger("uno_app.web")
 
 
-def flavour_lines() -> dict[str, str]:
-    """Each special wild's flavour line, by card code (from the terminal game's table)."""
-    from uno_env.play import FLAVOUR
-
-    return dict(FLAVOUR)
-
-
 def options() -> dict[str, Any]:
     """What the page may offer: editions (colors, letters, special wild), opponents, rule choices."""
-    flavour = flavour_lines()
     editions = {
         name: {"title": ed.title, "colors": list(ed.colors), "letters": ed.letters,
                "special": None if not ed.special_code else {
-                   "code": ed.special_code, "name": ed.special_name, "flavour": flavour.get(ed.special_code, "")},
+                   "code": ed.special_code, "name": ed.special_name, "flavour": FLAVOUR.get(ed.special_code, "")},
                "symbol_value": ed.symbol_value}
         for name, ed in EDITIONS.items()
     }
-    return {"editions": editions, "opponents": [*OPPONENTS, *(f"ppo:{n}" for n in shipped_checkpoints())],
+    return {"editions": editions, "opponents": offered(),
             "rules": P.rule_choices(), "play_defaults": P.PlaySettings().model_dump(),
             "watch_defaults": P.WatchSettings().model_dump(), "max_message_bytes": P.MAX_MESSAGE_BYTES}
 

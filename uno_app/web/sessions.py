@@ -38,13 +38,12 @@ from uno_env.core import actions as A
 from uno_env.core.errors import StateError, UnoError
 from uno_env.replay import Recorder, Replay, ReplayError
 
+from ..terminal import SAVE_FORMAT, SAVE_VERSION, saved_game
 from . import protocol as P
 from .seats import Seat, SpecError, build_seat, check_spec, decide
 
 log = logging.getLogger("uno_app.web")
 
-SAVE_FORMAT = "uno_app.web.save"
-SAVE_VERSION = 1
 HUMAN_LABEL = "you"
 CHECKPOINT_EVERY = 32  # replay positions kept for seeking
 Send = Callable[[dict[str, Any]], Awaitable[None]]
@@ -209,56 +208,27 @@ class PlaySession(Session):
 
     @classmethod
     def load(cls, message: P.Load) -> PlaySession:
-        """A game from a save (this app's, ``uno-env play``'s or a bare ``Game.to_dict``); raises ``ClientError``."""
-        data = message.data
-        fmt = data.get("format")
-        saved_specs: Any = None
-        human: Any = 0
-        forgetful: Any = 0.0
-        replay_data: Any = None
-        seed: Any = None
-        if fmt == SAVE_FORMAT:
-            if data.get("version") != SAVE_VERSION:
-                raise ClientError(f"this save is version {data.get('version')!r}; this app reads version {SAVE_VERSION}")
-            unknown = set(data) - {"format", "version", "seat", "opponents", "forgetful", "seed", "game", "replay"}
-            if unknown:
-                raise ClientError(f"unknown key(s) in the save: {', '.join(sorted(map(str, unknown)))}")
-            game_data, human, saved_specs = data.get("game"), data.get("seat"), data.get("opponents")
-            forgetful, replay_data, seed = data.get("forgetful", 0.0), data.get("replay"), data.get("seed")
-        elif fmt == "uno_env.play":
-            game_data, human, saved_specs = data.get("game"), data.get("human_seat"), data.get("opponents")
-            forgetful, seed = data.get("forgetful", 0.0), data.get("seed")
-        elif fmt == "uno_env.game":
-            game_data = data
-        else:
-            raise ClientError(f"not a saved game: format is {str(fmt)[:40]!r}; saves are {SAVE_FORMAT!r}, "
-                              "'uno_env.play' (uno-env play) or 'uno_env.game' (Game.to_dict)")
+        """A game from a save (``uno-env play``'s format, which this app also writes, or a bare
+        ``Game.to_dict``), checked by the terminal game's ``saved_game``; raises ``ClientError``."""
         try:
-            game = Game.from_dict(game_data)
+            saved = saved_game(message.data, "this file")
         except StateError as err:
-            raise ClientError(f"the saved game cannot be loaded: {err}") from None
+            raise ClientError(str(err)) from None
+        game = saved.game
         n = game.num_players
-        human = message.seat if message.seat is not None else human
-        if isinstance(human, bool) or not isinstance(human, int) or not 0 <= human < n:
-            raise ClientError(f"seat must be 0..{n - 1} for this {n}-player game, got {human!r}")
-        specs_in = list(message.opponents) if message.opponents is not None else saved_specs
-        if specs_in is None:
-            specs_in = ["ppo"]
-        if not isinstance(specs_in, list):
-            raise ClientError("opponents must be a list of agent names")
-        specs = _expand(specs_in, n - 1, "opponents")
-        if isinstance(forgetful, bool) or not isinstance(forgetful, (int, float)) or not 0 <= forgetful <= 1:
-            raise ClientError(f"forgetful must be a number from 0 to 1, got {forgetful!r}")
-        if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63:
-            seed = _seed(None)
+        human = message.seat if message.seat is not None else saved.human_seat or 0
+        if human >= n:
+            raise ClientError(f"seat must be 0..{n - 1} for this {n}-player game, got {human}")
+        specs_in = message.opponents or saved.opponents or ["ppo"]
+        specs = _expand(list(specs_in), n - 1, "opponents")
         recorder = Recorder(game, ["?"] * n, meta={"loaded": True})
-        if replay_data is not None:
+        if saved.replay is not None:
             try:
-                recorder = Recorder.resume(Replay.from_dict(replay_data), game)
-            except (ReplayError, ValueError) as err:
+                recorder = Recorder.resume(saved.replay, game)
+            except ReplayError as err:
                 raise ClientError(f"the save's replay does not fit its game: {err}") from None
-        return cls.seated(recorder, human, specs, uno_time=message.uno_time, forgetful=float(forgetful),
-                          seed=seed * 1_000_003 + len(recorder.actions))
+        seed = (saved.seed * 1_000_003 + len(recorder.actions)) % 2**63 if saved.seed else _seed(None)
+        return cls.seated(recorder, human, specs, uno_time=message.uno_time, forgetful=saved.forgetful, seed=seed)
 
     # ---------------------------------------------------------------- messages
     def snapshot(self) -> dict[str, Any]:
@@ -275,11 +245,11 @@ class PlaySession(Session):
                 "index": len(self.recorder.actions), "over": self.game.is_game_over, "error": self.error}
 
     def save_data(self) -> dict[str, Any]:
-        """The whole game as this app's save (every hand included)."""
+        """The whole game (every hand included) as ``uno-env play`` saves it, plus its replay from the start."""
         n = self.game.num_players
-        return {"format": SAVE_FORMAT, "version": SAVE_VERSION, "seat": self.human,
+        return {"format": SAVE_FORMAT, "version": SAVE_VERSION, "human_seat": self.human,
                 "opponents": [self.specs[(self.human + k) % n] for k in range(1, n)],
-                "forgetful": self.forgetful, "seed": self.seed, "game": self.game.to_dict(),
+                "forgetful": self.forgetful, "seed": self.seed, "uno_prompt": False, "game": self.game.to_dict(),
                 "replay": self.recorder.replay().to_dict()}
 
     def replay(self) -> Replay | None:
@@ -550,22 +520,20 @@ class ReplaySession(Session):
 
 
 def replay_from_data(data: dict[str, Any]) -> tuple[Replay, str]:
-    """A replay (and a title) from a replay file or a save of this app; raises ``ClientError``."""
-    fmt = data.get("format")
+    """A replay (and a title) from a replay file or a saved game; raises ``ClientError``.
+
+    A save that holds its replay (this app's) replays from the start; another save (``uno-env
+    play``'s, a bare ``Game.to_dict``) opens as its one saved position, every hand shown."""
     try:
-        if fmt == "uno_env.replay":
+        if data.get("format") == "uno_env.replay":
             return Replay.from_dict(data), "replay file"
-        if fmt == SAVE_FORMAT and data.get("replay") is not None:
-            return Replay.from_dict(data["replay"]), "saved game"
-        if fmt in (SAVE_FORMAT, "uno_env.play", "uno_env.game"):
-            game = Game.from_dict(data.get("game") if fmt != "uno_env.game" else data)
-            n = game.num_players
-            return Replay(start=game.to_dict(include_log=False), agents=[f"player {s}" for s in range(n)]), \
-                "saved position"
-    except (StateError, UnoError) as err:
-        raise ClientError(str(err)) from None
-    raise ClientError(f"not a replay: format is {str(fmt)[:40]!r}; replays are 'uno_env.replay' files "
-                      f"or saved games ({SAVE_FORMAT!r}, 'uno_env.play', 'uno_env.game')")
+        saved = saved_game(data, "this file")
+    except StateError as err:
+        raise ClientError(f"{err} (a replay is a replay file or a saved game)") from None
+    if saved.replay is not None:
+        return saved.replay, "saved game"
+    game = saved.game
+    return Replay(start=game.to_dict(), agents=[f"player {s}" for s in range(game.num_players)]), "saved position"
 
 
 class Registry:
