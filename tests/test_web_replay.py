@@ -194,3 +194,45 @@ def test_labels_are_never_built_or_imported(good: dict[str, Any]) -> None:
     replay = Replay.from_dict(data)
     assert replay.agents[2] == "os:system"
     assert {"json.tool", "webbrowser"}.isdisjoint(set(sys.modules) - before)
+
+
+# ---------------------------------------------------------------------- uno-env evaluate --replays
+def test_recorded_games_are_the_evaluated_games() -> None:
+    from agents.registry import make_agent
+    from agents.tournament import evaluate
+    from uno_app.replays import record_games
+
+    rules = Rules(num_players=2, target_score=100)
+    result = evaluate(["ppo", "rule"], rules, games=4, seed=5, unit="game")
+    lineup = [make_agent(s, edition="classic", num_players=2) for s in ("ppo", "rule")]
+    for number, record, replay in record_games(lineup, rules, [1, 2], seed=5, unit="game"):
+        assert record == result.records[number]
+        replay = Replay.from_dict(json.loads(replay.to_json()))
+        final = replay.final_game()
+        assert final.is_game_over and replay.meta["game"] == number
+        winner_seat = final.winners[0]
+        assert record.wins[record.seats.index(winner_seat)] == 1.0
+        ppo_seat = record.seats[0]
+        assert replay.agents[ppo_seat] == "ppo[classic_points]"
+        game = replay.start_game()
+        ppo_notes = [replay.annotations[i] for i in range(len(replay.actions)) if replay.apply(game, i) == ppo_seat]
+        assert any(note and note["top"] for note in ppo_notes)
+        assert all(note is None for i, note in enumerate(replay.annotations) if note and "agent" in note)
+
+
+def test_evaluate_writes_the_chosen_replays(tmp_path: Any, capsys: pytest.CaptureFixture[str]) -> None:
+    from uno_app.evaluate import main
+
+    args = ["--agents", "rule", "random", "--games", "6", "--rule", "target_score=60", "--unit", "game",
+            "--no-progress", "--replays", str(tmp_path)]
+    assert main([*args, "--replay-games", "0,4-5"]) == 0
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["game-0.json", "game-4.json", "game-5.json"]
+    assert Replay.load(tmp_path / "game-4.json").meta == {"seed": 0, "deal": 2, "rotation": 0, "unit": "game",
+                                                           "game": 4}
+    assert "wrote 3 replay file(s)" in capsys.readouterr().err
+    for bad, message in ((["--replay-games", "6"], "game 6 is not played"), (["--replay-games", "5-2"], "backwards"),
+                         (["--replay-games", "x"], "game numbers and ranges"), (["--round-robin"], "leave out"),
+                         (["--replays", str(tmp_path / "nowhere"), "--replay-games", "0"], "not a directory")):
+        assert main([*args, *bad]) == 2
+        assert message in capsys.readouterr().err
+    assert len(list(tmp_path.iterdir())) == 3

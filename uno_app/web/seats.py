@@ -8,7 +8,8 @@ read a file. The agent is then built by ``agents.registry.make_agent`` (with its
 
 ``decide`` asks an agent for one action the one way agents are driven
 (``agents.choose_action``: ``info = game.view(seat)`` and the observation dict). For a PPO
-agent it also returns the policy's most probable legal actions, which replays show.
+agent it also returns the policy's most probable legal actions (``uno_app.replays.top_actions``),
+which replays show.
 """
 
 from __future__ import annotations
@@ -17,17 +18,14 @@ import random
 from dataclasses import dataclass, field
 from typing import Any
 
-import numpy as np
-
 from agents import Agent, choose_action
-from agents.base import agent_observation
-from agents.ppo_agent import PPOAgent
 from agents.registry import AgentSpecError, agent_label, make_agent, shipped_checkpoints
 from uno_env.core import Game
 from uno_env.core import actions as A
 
+from ..replays import top_actions
+
 OPPONENTS = ("ppo", "rule", "ismcts", "simple", "random")
-TOP_ACTIONS = 3  # probabilities kept per PPO decision
 
 
 class SpecError(ValueError):
@@ -76,12 +74,5 @@ def decide(ai: Seat, game: Game, seat: int) -> tuple[int, dict[str, Any] | None]
     if ai.forget > 0 and A.NO_UNO in legal and ai.rng.random() < ai.forget:
         return A.NO_UNO, {"agent": f"{ai.label}, forgetting UNO"}
     action = choose_action(ai.agent, game, seat)
-    note = None
-    if isinstance(ai.agent, PPOAgent) and len(legal) > 1:
-        vector = agent_observation(ai.agent, game, seat, info)["observation"]
-        logits = ai.agent.logits(vector)[legal].astype(np.float64)
-        probs = np.exp(logits - logits.max())
-        probs /= probs.sum()
-        order = np.argsort(-probs, kind="stable")[:TOP_ACTIONS]
-        note = {"top": [[legal[i], round(float(probs[i]), 4)] for i in order]}
-    return action, note
+    top = top_actions(ai.agent, game, seat)
+    return action, {"top": top} if top else None
