@@ -497,3 +497,13 @@ def test_serve_refuses_bad_arguments(capsys: pytest.CaptureFixture[str]) -> None
     with pytest.raises(SystemExit):
         server.main(["--help"])
     assert "--host" in capsys.readouterr().out
+
+
+def test_the_readmes_defaults() -> None:
+    """The README's numbers: 127.0.0.1:8000, a 4 s UNO timer, AI forgetting 10%, 30 minutes idle, 200 games, top 3."""
+    from uno_app.replays import TOP_ACTIONS
+
+    args = server.build_parser().parse_args([])
+    assert (args.host, args.port, args.idle_timeout, args.max_sessions) == ("127.0.0.1", 8000, 1800.0, 200)
+    settings = protocol.PlaySettings()
+    assert (settings.uno_time, settings.forgetful, settings.opponents, TOP_ACTIONS) == (4.0, 0.1, ["ppo"], 3)

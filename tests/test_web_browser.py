@@ -3,7 +3,7 @@
 Playwright cannot download its own browser here, so these tests use the distribution's Chromium
 (``apt-get install -y chromium``, at /usr/bin/chromium or ``UNO_CHROMIUM``) and skip, saying so,
 where it is missing. ``UNO_WEB_SCREENSHOTS=DIR`` also writes the table of each edition to
-``DIR/web_<edition>.png`` (the README's pictures: ``UNO_WEB_SCREENSHOTS=docs pytest -k screenshot``).
+``DIR/web_<edition>.jpg`` (the README's pictures: ``UNO_WEB_SCREENSHOTS=docs pytest -k screenshot``).
 """
 
 from __future__ import annotations
@@ -187,8 +187,8 @@ def test_table_screenshot(page: Any, edition: str, tmp_path: Path) -> None:
     start(page, edition, seed=SCREENSHOT_SEEDS[edition], players=4, opponents=("ppo", "rule", "ismcts"))
     special = {"classic": "W4", "monster_high": "WU", "angry_birds": "WK", "masters_of_the_universe": "WG"}[edition]
     assert page.locator(f"#hand .card[data-code='{special}']").count() >= 1
-    shot = tmp_path / f"web_{edition}.png"
-    page.screenshot(path=str(shot))
+    shot = tmp_path / f"web_{edition}.jpg"
+    page.screenshot(path=str(shot), type="jpeg", quality=80)
     assert shot.stat().st_size > 20_000
     target = os.environ.get("UNO_WEB_SCREENSHOTS")
     if target:

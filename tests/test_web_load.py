@@ -40,7 +40,7 @@ async def play_one(address: str, index: int) -> dict[str, Any]:
     players = 2 + index % 3
     seat = index % players
     seed = 10_000 + index
-    settings = {"players": players, "seat": seat, "seed": seed, "target_score": 150, "uno_time": 0,
+    settings = {"players": players, "seat": seat, "seed": seed, "target_score": 80, "uno_time": 0,
                 "opponents": ["random" if index % 2 else "rule"], "forgetful": 0.2}
     sent: list[int] = []
     messages = 0
