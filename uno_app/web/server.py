@@ -150,7 +150,7 @@ class Connection:
             found = self.current().replay()
             if found is None:
                 raise ClientError("the replay shows every hand: it is available once the game is over")
-            replay, title = found, f"{self.current().kind} game"
+            replay, title = found, {"play": "your game", "watch": "the watched game"}.get(self.current().kind, "")
         else:
             if message.data is None:
                 raise ClientError("replay_open with source 'data' needs data (a replay file or a saved game)")

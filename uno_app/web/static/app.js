@@ -58,7 +58,7 @@
       case "session":
         sessionStorage.setItem("uno-session", JSON.stringify({ session: m.session, token: m.token }));
         mode = m.kind;
-        queue = []; busy = false; current = null; summaryShown = null; selected = -1;
+        queue = []; busy = false; current = null; summaryShown = null; selected = -1; replayWanted = -1;
         stopReplayPlay();
         $("#log-list").innerHTML = "";
         showTable();
@@ -432,7 +432,7 @@
     const table = el("table", {}, el("tr", {}, ...["Player", "Cards left", "This round", "Total"].map((h) => el("th", { text: h }))));
     for (let s = 0; s < v.num_players; s++) {
       const row = el("tr", { class: (over ? winners.includes(s) : s === v.round_winner) ? "winner" : "" },
-        el("td", { text: `${seatName(s, me)} (${labels[s]})` }), el("td", { text: String(v.hand_sizes[s]) }),
+        el("td", { text: s === me ? "You" : `Player ${s} (${labels[s]})` }), el("td", { text: String(v.hand_sizes[s]) }),
         el("td", { text: `${v.round_points[s] ? "+" : ""}${v.round_points[s]}` }), el("td", { text: String(v.scores[s]) }));
       table.append(row);
     }
@@ -597,6 +597,7 @@
     } else if (mode === "replay") moveBox.textContent = m.index === 0 ? "Start position" : "";
     if (mode === "replay") {
       const slider = $("#rp-slider");
+      if (replayWanted < 0) replayWanted = m.index;  // a newly opened replay
       slider.max = String(m.length);
       slider.value = String(m.index);
       $("#rp-pos").textContent = `${m.index} / ${m.length}` + (m.title ? ` · ${m.title}` : "");
@@ -611,16 +612,19 @@
     document.body.dataset.version = String(++version);
   }
 
+  let replayWanted = 0;     // the position last asked for (keys pressed quickly step from it, not from the screen)
   function seek(index) {
     const max = Number($("#rp-slider").max);
     index = Math.max(0, Math.min(max, index));
+    replayWanted = index;
     send({ type: "replay_seek", index });
   }
   function stopReplayPlay() { clearInterval(replayTimer); replayTimer = null; $("#rp-play").innerHTML = "&#9654;"; }
   function toggleReplayPlay() {
     if (replayTimer) { stopReplayPlay(); return; }
     $("#rp-play").innerHTML = "&#10074;&#10074;";
-    replayTimer = setInterval(() => seek(Number($("#rp-slider").value) + 1), Math.max(150, speed() || 300));
+    if (replayWanted >= Number($("#rp-slider").max)) seek(0);
+    replayTimer = setInterval(() => seek(replayWanted + 1), Math.max(150, speed() || 300));
   }
 
   // ------------------------------------------------------------------ setup forms
@@ -693,7 +697,7 @@
     }
     if ($("#table").hidden) return;
     if (mode === "replay") {
-      const index = Number($("#rp-slider").value);
+      const index = replayWanted;
       const moves = { ArrowLeft: index - 1, ArrowRight: index + 1, Home: 0, End: Number($("#rp-slider").max) };
       if (key in moves) { stopReplayPlay(); seek(moves[key]); event.preventDefault(); }
       else if (key === " ") { toggleReplayPlay(); event.preventDefault(); }
@@ -740,8 +744,8 @@
     $("#help-btn").addEventListener("click", () => $("#help").showModal());
     $("#draw-pile").addEventListener("click", () => { if (keymap.d && $("#draw-pile").classList.contains("can-draw")) keymap.d.click(); });
     $("#rp-slider").addEventListener("input", () => { stopReplayPlay(); clearTimeout(seekTimer); seekTimer = setTimeout(() => seek(Number($("#rp-slider").value)), 60); });
-    $("#rp-prev").addEventListener("click", () => { stopReplayPlay(); seek(Number($("#rp-slider").value) - 1); });
-    $("#rp-next").addEventListener("click", () => { stopReplayPlay(); seek(Number($("#rp-slider").value) + 1); });
+    $("#rp-prev").addEventListener("click", () => { stopReplayPlay(); seek(replayWanted - 1); });
+    $("#rp-next").addEventListener("click", () => { stopReplayPlay(); seek(replayWanted + 1); });
     $("#rp-start").addEventListener("click", () => { stopReplayPlay(); seek(0); });
     $("#rp-end").addEventListener("click", () => { stopReplayPlay(); seek(Number($("#rp-slider").max)); });
     $("#rp-play").addEventListener("click", toggleReplayPlay);
