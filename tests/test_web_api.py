@@ -507,3 +507,30 @@ def test_the_readmes_defaults() -> None:
     assert (args.host, args.port, args.idle_timeout, args.max_sessions) == ("127.0.0.1", 8000, 1800.0, 200)
     settings = protocol.PlaySettings()
     assert (settings.uno_time, settings.forgetful, settings.opponents, TOP_ACTIONS) == (4.0, 0.1, ["ppo"], 3)
+
+
+def test_replay_frames_match_the_replayed_positions_in_any_order(client: TestClient) -> None:
+    from uno_env.replay import Recorder
+
+    rng = random.Random(6)
+    recorder = Recorder(Game(Rules(edition="masters_of_the_universe", num_players=3, target_score=150), seed=6),
+                        ["a", "b", "c"])
+    while not recorder.game.is_game_over:
+        if recorder.game.is_round_over:
+            recorder.next_round()
+            continue
+        legal = recorder.game.legal_actions()
+        recorder.step(rng.choice([a for a in legal if a < 55] or legal))
+    replay = recorder.replay()
+    assert len(replay.actions) > 100
+    with client.websocket_connect("/ws") as ws:
+        sock = Socket(ws)
+        sock.send({"type": "replay_open", "data": replay.to_dict()})
+        sock.until(lambda m: m["type"] == "frame")
+        for index in [70, 3, 65, 64, 0, 100, len(replay.actions), 33, 31, 99]:
+            sock.send({"type": "replay_seek", "index": index})
+            frame = sock.until(lambda m: m["type"] == "frame")
+            game = replay.game_at(index)
+            before = len(replay.game_at(index - 1).log) if index else 0
+            assert frame["hands"] == game.hands and frame["events"] == game.events()[before:]
+            assert frame["view"] == game.view(game.current_player if game.current_player is not None else 0)

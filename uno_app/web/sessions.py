@@ -45,7 +45,8 @@ from .seats import Seat, SpecError, build_seat, check_spec, decide
 log = logging.getLogger("uno_app.web")
 
 HUMAN_LABEL = "you"
-CHECKPOINT_EVERY = 32  # replay positions kept for seeking
+CHECKPOINT_EVERY = 32  # a replay keeps a position every this many actions for seeking...
+MAX_KEPT = 500  # ...and at most this many
 Send = Callable[[dict[str, Any]], Awaitable[None]]
 
 
@@ -471,6 +472,9 @@ class ReplaySession(Session):
         self.replay_data = replay
         self.title = title
         self.index = len(replay.actions)
+        # Positions kept for seeking: at most MAX_KEPT, without their event logs (a frame needs only the
+        # events one action adds), so a long replay costs little memory.
+        self.every = max(CHECKPOINT_EVERY, -(-len(replay.actions) // MAX_KEPT))
         self.kept: dict[int, Game] = {0: replay.start_game()}
 
     def _game_at(self, index: int) -> Game:
@@ -479,8 +483,8 @@ class ReplaySession(Session):
         game = self.kept[base].clone()
         for i in range(base, index):
             self.replay_data.apply(game, i)
-            if (i + 1) % CHECKPOINT_EVERY == 0 and i + 1 not in self.kept:
-                self.kept[i + 1] = game.clone()
+            if (i + 1) % self.every == 0 and i + 1 not in self.kept:
+                self.kept[i + 1] = Game.from_dict(game.to_dict(include_log=False))
         return game
 
     def frame(self, index: int) -> dict[str, Any]:
