@@ -16,10 +16,10 @@ pytest.importorskip("fastapi", reason="the web app needs the web extra: pip inst
 from fastapi.testclient import TestClient  # noqa: E402
 from starlette.websockets import WebSocketDisconnect  # noqa: E402
 
-from uno_app.web import protocol, server  # noqa: E402
 from agents.registry import shipped_checkpoints  # noqa: E402
-from uno_app.web.seats import OPPONENTS, check_spec  # noqa: E402
 from uno_app.terminal import SAVE_FORMAT, read_save  # noqa: E402
+from uno_app.web import protocol, server  # noqa: E402
+from uno_app.web.seats import OPPONENTS, check_spec  # noqa: E402
 from uno_app.web.sessions import full_payload, seat_payload  # noqa: E402
 from uno_env.core import Game, Rules  # noqa: E402
 from uno_env.replay import Replay  # noqa: E402
