@@ -20,6 +20,7 @@ import pytest
 from tests.web_helpers import served
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser]
+pytest.importorskip("fastapi", reason="the web app needs the web extra: pip install -e '.[web]'")
 
 CHROMIUM = os.environ.get("UNO_CHROMIUM", "/usr/bin/chromium")
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",

@@ -23,6 +23,7 @@ from tests.web_helpers import served
 from uno_env.replay import Replay
 
 pytestmark = pytest.mark.slow
+pytest.importorskip("fastapi", reason="the web app needs the web extra: pip install -e '.[web]'")
 GAMES = 50
 
 
