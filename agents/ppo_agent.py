@@ -37,6 +37,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from uno_env.files import atomic_path
 from uno_env.observation import NUM_ACTIONS, OBSERVATION_VERSION, observation_size
 
 from .base import Agent
@@ -67,9 +68,8 @@ def write_checkpoint(path: str | os.PathLike[str], tensors: Mapping[str, np.ndar
             "num_actions": NUM_ACTIONS, **metadata}
     arrays = {k: np.ascontiguousarray(v, dtype=np.float32) for k, v in tensors.items()}
     _check_layout(arrays, meta)  # never write a file that load() would refuse
-    tmp = f"{os.fspath(path)}.tmp"
-    save_file(arrays, tmp, metadata={METADATA_KEY: json.dumps(meta, sort_keys=True)})
-    os.replace(tmp, path)
+    with atomic_path(path) as tmp:  # the usual permissions, not safetensors' 0600
+        save_file(arrays, str(tmp), metadata={METADATA_KEY: json.dumps(meta, sort_keys=True)})
 
 
 def read_checkpoint(path: str | os.PathLike[str]) -> tuple[dict[str, np.ndarray], dict[str, Any]]:

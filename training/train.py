@@ -410,6 +410,9 @@ def train(config: TrainConfig, resume: bool = False, progress_bar: bool | None =
     if saved is not None and config.total_steps < saved[0]["steps"]:
         raise ConfigError(f"total_steps: {config.total_steps} is below the step this run reached "
                           f"({saved[0]['steps']}); pass --total-steps {saved[0]['steps']} or more")
+    if saved is not None and saved[0]["complete"] and config.total_steps == saved[0]["steps"]:
+        print(f"{run_dir}: already complete at step {config.total_steps} (--total-steps N extends it)", file=sys.stderr)
+        return run_dir
     show = config.progress_bar if progress_bar is None else progress_bar
     run_dir.mkdir(parents=True, exist_ok=True)
     atomic_write(run_dir / "config.yaml", yaml.safe_dump(config.to_dict(), sort_keys=False))
@@ -457,9 +460,6 @@ def _run(config: TrainConfig, run_dir: Path, saved: tuple[dict[str, Any], dict[s
                 state["imitation"] = imitate(model.policy, config,
                                              seed=int(np.random.SeedSequence([config.seed, 1]).generate_state(1)[0]),
                                              show_progress=show)
-        if state["complete"]:
-            print(f"{run_dir}: already complete at step {state['steps']}", file=sys.stderr)
-            return
         with stop.deferred():
             if saved is None:  # step 0: an interruption from here on resumes after the warm start
                 save_checkpoint(model, config, run_dir, state)
