@@ -53,7 +53,7 @@ class Progress:
             from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn, TimeRemainingColumn
             from rich.progress import Progress as Bar
 
-            self._bar = Bar(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TextColumn(self.unit),
+            self._bar = Bar(TextColumn("{task.description}", markup=False), BarColumn(), MofNCompleteColumn(), TextColumn(self.unit),
                             TimeElapsedColumn(), TimeRemainingColumn(), console=Console(file=self.stream))
             self._bar.__enter__()
             self._task = self._bar.add_task(self.description, total=self.total, completed=self.completed)

@@ -31,7 +31,7 @@ import json
 import math
 import random
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -39,7 +39,8 @@ import numpy as np
 
 from uno_env.files import atomic_path, atomic_write
 
-__all__ = ["FORMAT", "FORMAT_VERSION", "ResumeError", "capture", "read_resume", "restore", "write_resume"]
+__all__ = ["FORMAT", "FORMAT_VERSION", "ResumeError", "capture", "read_resume", "remove_stale_temporaries", "restore",
+           "write_resume"]
 
 FORMAT = "uno_env.resume"
 FORMAT_VERSION = 1
@@ -47,6 +48,7 @@ MAX_STATE_BYTES = 10_000_000
 METADATA_KEY = "uno_env.resume"
 SNAPSHOT_NAME = re.compile(r"snap_[0-9]{1,19}")
 MODEL_NAME = re.compile(r"model_[0-9]{1,19}\.safetensors")
+PICKLE_SUFFIXES = (".zip", ".pkl", ".pickle", ".pt", ".pth")  # SB3's model.zip and torch.save files
 
 
 class ResumeError(ValueError):
@@ -112,6 +114,11 @@ def restore(model: Any, tensors: Mapping[str, Any], state: Mapping[str, Any], so
         optimizer_state.setdefault(index, {})[name] = value
     if any(set(entry) != {"step", "exp_avg", "exp_avg_sq"} for entry in optimizer_state.values()):
         raise ResumeError(f"{source}: an optimizer entry lacks step, exp_avg or exp_avg_sq")
+    torch_rng, numpy_key = tensors["rng/torch"], tensors["rng/numpy"]
+    if torch_rng.dtype != torch.uint8 or torch_rng.shape != torch.get_rng_state().shape \
+            or numpy_key.dtype != torch.int32 or tuple(numpy_key.shape) != (624,):
+        raise ResumeError(f"{source}: the generator states are not torch's and numpy's (rng/torch "
+                          f"{torch_rng.dtype}{tuple(torch_rng.shape)}, rng/numpy {numpy_key.dtype}{tuple(numpy_key.shape)})")
     model.policy.load_state_dict(policy_state)
     template = model.policy.optimizer.state_dict()
     model.policy.optimizer.load_state_dict({"state": optimizer_state, "param_groups": template["param_groups"]})
@@ -165,6 +172,14 @@ def remove_unlisted_snapshots(run_dir: Path, names: list[str]) -> None:
                 path.unlink(missing_ok=True)
 
 
+def remove_stale_temporaries(run_dir: Path) -> None:
+    """Delete the temporary files of writes a killed run never finished (``uno_env.files``' ``.<name>.<x>.tmp``)."""
+    for folder in (run_dir, run_dir / "pool", run_dir / "resume"):
+        if folder.is_dir():
+            for path in folder.glob(".*.tmp"):
+                path.unlink(missing_ok=True)
+
+
 def read_resume(run_dir: Path) -> tuple[dict[str, Any], dict[str, Any]] | None:
     """``(state, tensors)`` of a run directory, validated; None if it holds no resume state at all.
 
@@ -175,10 +190,10 @@ def read_resume(run_dir: Path) -> tuple[dict[str, Any], dict[str, Any]] | None:
     resume = run_dir / "resume"
     state_path = resume / "state.json"
     allowed = "resume/state.json with the resume/model_<steps>.safetensors it names (written by this uno_env)"
-    if not state_path.exists():
-        pickled = sorted(p.name for p in resume.glob("*.zip")) if resume.is_dir() else []
-        if pickled or (resume.is_dir() and any(resume.iterdir())):
-            raise ResumeError(f"{resume} holds {', '.join(pickled) or 'files'} but no state.json: --resume reads only "
+    if not state_path.exists():  # never saved, or killed before its first state.json was in place
+        pickled = sorted(p.name for p in resume.iterdir() if p.suffix in PICKLE_SUFFIXES) if resume.is_dir() else []
+        if pickled:
+            raise ResumeError(f"{resume} holds {', '.join(pickled)} but no state.json: --resume reads only "
                               f"{allowed}; a pickled SB3 model.zip (earlier versions) is never loaded, since "
                               "loading a pickle can run code. Start the run again from its config")
         return None
@@ -263,9 +278,22 @@ def _check_state(state: Any, source: Path, run_dir: Path) -> None:
     if set(counters) != {"n_updates", "episode_num"} or not all(
             isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in counters.values()):
         raise fail(f"counters is {counters!r}, expected n_updates and episode_num")
-    rng = state["rng"]
-    if not (set(rng) == {"python", "numpy"} and isinstance(rng["python"], list) and isinstance(rng["numpy"], dict)):
+    _check_rng(state["rng"], fail)
+
+
+def _check_rng(rng: dict[str, Any], fail: Callable[[str], ResumeError]) -> None:
+    """Python's Mersenne Twister state (version 3, 625 words, gauss) and numpy's position and cached gaussian."""
+    python, numpy_state = rng.get("python"), rng.get("numpy")
+    if set(rng) != {"python", "numpy"} or not isinstance(python, list) or not isinstance(numpy_state, dict):
         raise fail("rng must hold the python and numpy generator states")
+    words = python[1] if len(python) == 3 else None
+    if not (python[0] == 3 and isinstance(words, list) and len(words) == 625
+            and all(isinstance(w, int) and not isinstance(w, bool) and 0 <= w < 2**32 for w in words)
+            and words[-1] <= 624 and (python[2] is None or _finite(python[2]))):
+        raise fail("rng.python is not a state of Python's random generator")
+    if not (set(numpy_state) == {"pos", "has_gauss", "gauss"} and isinstance(numpy_state["pos"], int)
+            and 0 <= numpy_state["pos"] <= 624 and numpy_state["has_gauss"] in (0, 1) and _finite(numpy_state["gauss"])):
+        raise fail("rng.numpy is not a state of numpy's global generator")
 
 
 def _finite(value: Any) -> bool:

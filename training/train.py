@@ -399,12 +399,12 @@ def train(config: TrainConfig, resume: bool = False, progress_bar: bool | None =
     Raises ``TrainingInterrupted`` (``training.interrupt``) after a Ctrl-C or SIGTERM, once the
     checkpoint is written; ``ResumeError`` for a run directory that cannot be resumed.
     """
-    import yaml
-
-    from .resume import read_resume
+    from .resume import read_resume, remove_stale_temporaries
 
     run_dir = config.output_dir()
     saved = read_resume(run_dir) if resume else None
+    if resume:
+        remove_stale_temporaries(run_dir)
     if not resume and (run_dir / "resume").exists():
         raise FileExistsError(f"{run_dir} already holds a run; pass --resume to continue it or choose another name")
     if saved is not None and config.total_steps < saved[0]["steps"]:
@@ -414,8 +414,9 @@ def train(config: TrainConfig, resume: bool = False, progress_bar: bool | None =
         print(f"{run_dir}: already complete at step {config.total_steps} (--total-steps N extends it)", file=sys.stderr)
         return run_dir
     show = config.progress_bar if progress_bar is None else progress_bar
-    run_dir.mkdir(parents=True, exist_ok=True)
-    atomic_write(run_dir / "config.yaml", yaml.safe_dump(config.to_dict(), sort_keys=False))
+    if saved is None:
+        run_dir.mkdir(parents=True, exist_ok=True)
+        _write_config(run_dir, config)  # a resume writes it once its state is loaded: a refused one changes nothing
     with StopRequests() as stop:
         try:
             _run(config, run_dir, saved, stop, show)
@@ -440,10 +441,12 @@ def _run(config: TrainConfig, run_dir: Path, saved: tuple[dict[str, Any], dict[s
         if saved is not None:
             state, tensors = saved
             restore(model, tensors, state, source=str(run_dir / "resume"))
+            _write_config(run_dir, config)
             _restore_files(run_dir, state)
             venv.seed(config.seed + int(state["steps"]))  # fresh episodes, still derived from the seed
             if state["steps"] < config.total_steps:
-                state["resumed_at"].append(int(state["steps"]))  # how to reproduce: training.ship
+                if state["steps"] > 0:  # from step 0 (after the warm start) a resume is the unbroken run (tested)
+                    state["resumed_at"].append(int(state["steps"]))  # how to reproduce: training.ship
                 state["complete"] = False
         else:
             state = {"snapshots": [], "elo": {"learner": 1000.0}, "best": None, "last_eval_step": None, "evals": 0,
@@ -474,6 +477,12 @@ def _run(config: TrainConfig, run_dir: Path, saved: tuple[dict[str, Any], dict[s
         venv.close()
 
 
+def _write_config(run_dir: Path, config: TrainConfig) -> None:
+    import yaml
+
+    atomic_write(run_dir / "config.yaml", yaml.safe_dump(config.to_dict(), sort_keys=False))
+
+
 def _missing_train_extra() -> str | None:
     """The first module of the ``train`` extra that cannot be imported, if any."""
     for name in TRAIN_EXTRA:
@@ -486,8 +495,8 @@ def _missing_train_extra() -> str | None:
 
 def python_command(module: str) -> str:
     """How to run ``python -m module`` here: ``python`` when that is this interpreter, else its path."""
-    found = shutil.which("python")
-    python = "python" if found and Path(found).resolve() == Path(sys.executable).resolve() else sys.executable
+    found = shutil.which("python")  # (not resolved: a virtual environment's python is a link to the base one)
+    python = "python" if found and os.path.abspath(found) == os.path.abspath(sys.executable) else sys.executable
     with contextlib.suppress(ValueError):
         relative = os.path.relpath(sys.executable)
         python = relative if len(relative) < len(python) and python != "python" else python
@@ -518,7 +527,11 @@ def main(argv: list[str] | None = None, prog: str = "uno-env train") -> None:
         return
     if not args.config and not args.resume:
         parser.error("--config or --resume is required")
-    missing = _missing_train_extra()
+    try:
+        missing = _missing_train_extra()
+    except KeyboardInterrupt:
+        print("interrupted before training started", file=sys.stderr)
+        raise SystemExit(130) from None
     if missing is not None:
         print(f"{prog}: training needs the train extra (no module named {missing!r}): "
               f'pip install "uno-env[train]"', file=sys.stderr)
@@ -545,6 +558,9 @@ def main(argv: list[str] | None = None, prog: str = "uno-env train") -> None:
     except (ConfigError, ResumeError, FileNotFoundError, FileExistsError) as err:
         print(f"{prog}: {err}", file=sys.stderr)
         raise SystemExit(2) from None
+    except KeyboardInterrupt:  # Ctrl-C while loading (training.interrupt's handlers are not installed yet)
+        print("interrupted before training started", file=sys.stderr)
+        raise SystemExit(130) from None
     written = [name for name in ("best.safetensors", "last.safetensors", "evals.jsonl", "tb") if (run_dir / name).exists()]
     print(f"run complete in {run_dir}: {', '.join(written)}")
 
