@@ -119,7 +119,7 @@ def _check_layout(tensors: Mapping[str, np.ndarray], meta: Mapping[str, Any], so
     if meta.get("observation_size") != size:
         raise CheckpointVersionError(f"{source}: observation_size {meta.get('observation_size')!r}, "
                                      f"expected {size} for max_players={max_players}")
-    expected_shapes = {"obs_scale": (size,)}
+    expected_shapes: dict[str, tuple[int, ...]] = {"obs_scale": (size,)}
     width = size
     for i, h in enumerate(hidden):
         expected_shapes[f"hidden.{i}.weight"] = (h, width)

@@ -284,7 +284,7 @@ def parse_overrides(pairs: list[str]) -> dict[str, Any]:
 
 def config_from_dict(data: dict[str, Any]) -> TrainConfig:
     """Build and check a TrainConfig from plain data; raises ConfigError naming the key."""
-    config = _build(TrainConfig, data, "")
+    config: TrainConfig = _build(TrainConfig, data, "")
     _check_semantics(config)
     return config
 

@@ -168,8 +168,11 @@ def imitate(policy: Any, config: TrainConfig, seed: int, show_progress: bool = T
     fit = Progress("[imitation] fitting:", c.epochs * batches, "batches", enabled=show_progress)
     with fit:
         for epoch in range(c.epochs):
+            def advance(done: int, epoch: int = epoch) -> None:
+                fit.update(epoch * batches + done)
+
             _fit_epoch(policy, optimizer, torch.randperm(train_n, generator=generator).numpy(), c.batch_size,
-                       config.ppo.vf_coef, batch, lambda done, e=epoch: fit.update(e * batches + done))
+                       config.ppo.vf_coef, batch, advance)
             policy.set_training_mode(False)
             with torch.no_grad():
                 index = np.arange(train_n, n)

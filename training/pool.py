@@ -97,7 +97,7 @@ class PoolOpponent:
         return int(agent.act(observation, info))
 
 
-class TrainingEnv(gymnasium.Wrapper):  # type: ignore[type-arg]
+class TrainingEnv(gymnasium.Wrapper):
     """``SingleAgentEnv`` plus ``info["outcome"]`` at episode end and a forwarded ``action_masks``.
 
     ``skip_forced``: a learner decision with one legal action is taken at once, inside ``step``

@@ -48,8 +48,8 @@ def evaluation_table(agents: dict[str, Path], games: int, workers: int, seed: in
         lineups.append((first, loaded[first], 2, other))
     for i, (label, agent, n, opponent) in enumerate(lineups, 1):
         started = time.perf_counter()
-        seats: list[PPOAgent | str] = [agent] + ([loaded[opponent]] * (n - 1) if opponent in loaded
-                                                 else [opponent] * (n - 1))
+        seats: list[PPOAgent | str] = [agent]
+        seats += [loaded[opponent]] * (n - 1) if opponent in loaded else [opponent] * (n - 1)
         result = evaluate(seats, Rules(edition="classic", num_players=n), games,
                           labels=[label] + [opponent] * (n - 1), seed=seed, workers=workers, max_decisions=2000)
         s = result.stats()[0]

@@ -128,8 +128,8 @@ def restore(model: Any, tensors: Mapping[str, Any], state: Mapping[str, Any], so
     try:
         torch.set_rng_state(tensors["rng/torch"])
         rng = state["rng"]
-        key = np.asarray(tensors["rng/numpy"].numpy()).view(np.uint32)
-        np.random.set_state({"bit_generator": "MT19937", "state": {"key": key, "pos": rng["numpy"]["pos"]},
+        words = np.asarray(tensors["rng/numpy"].numpy()).view(np.uint32)
+        np.random.set_state({"bit_generator": "MT19937", "state": {"key": words, "pos": rng["numpy"]["pos"]},
                              "has_gauss": rng["numpy"]["has_gauss"], "gauss": rng["numpy"]["gauss"]})
         version, python_state, gauss_next = rng["python"]
         random.setstate((version, tuple(python_state), gauss_next))

@@ -190,7 +190,7 @@ def _restore_files(run_dir: Path, state: dict[str, Any]) -> None:
 def _callback_class() -> Any:
     from stable_baselines3.common.callbacks import BaseCallback
 
-    class SelfPlayCallback(BaseCallback):  # type: ignore[misc]
+    class SelfPlayCallback(BaseCallback):
         """Snapshots into the pool, ratings, periodic evaluation, best/last exports, resume state, stop requests."""
 
         def __init__(self, config: TrainConfig, run_dir: Path, state: dict[str, Any], stop: StopRequests,
