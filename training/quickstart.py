@@ -61,9 +61,10 @@ def evaluation_table(agents: dict[str, Path], games: int, workers: int, seed: in
     return "\n".join(rows)
 
 
-def main(argv: list[str] | None = None) -> None:
+def main(argv: list[str] | None = None, prog: str = "uno-env demo") -> None:
     """Train the quickstart config and print the table."""
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(prog=prog, description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--config", default=str(ROOT / "configs" / "quickstart.yaml"), help="the config to train")
     parser.add_argument("--games", type=int, default=1000, help="games per lineup")
     parser.add_argument("--workers", type=int, default=2, help="processes playing the evaluation games")
@@ -73,13 +74,14 @@ def main(argv: list[str] | None = None) -> None:
     from .config import ConfigError, load_config
     from .interrupt import StopRequests, TrainingInterrupted
     from .resume import ResumeError
-    from .train import python_command, train
+    from .train import train
 
     overrides = {"total_steps": args.total_steps} if args.total_steps else {}
     try:
         config = load_config(args.config, overrides)
     except (ConfigError, FileNotFoundError) as err:
-        raise SystemExit(f"quickstart: {err}") from None
+        print(f"{prog}: {err}", file=sys.stderr)
+        raise SystemExit(2) from None
     run_dir = config.output_dir()
     if run_dir.exists() and not args.resume:
         print(f"replacing the earlier quickstart run in {run_dir}")
@@ -88,14 +90,15 @@ def main(argv: list[str] | None = None) -> None:
     print(f"training {config.name}: {config.total_steps} learner steps, editions {config.env.editions()}, "
           f"tables {config.env.table_sizes()}, seed {config.seed}", flush=True)
     again = [a for a in (sys.argv[1:] if argv is None else argv) if a != "--resume"]
-    command = " ".join([python_command("training.quickstart"), *map(shlex.quote, again), "--resume"])
+    command = " ".join([prog, *map(shlex.quote, again), "--resume"])
     try:
         train(config, resume=args.resume)
     except TrainingInterrupted as stopped:
         print(f"interrupted at step {stopped.steps}; resume with: {command}", file=sys.stderr)
         raise SystemExit(stopped.exit_code) from None
     except (ConfigError, ResumeError) as err:
-        raise SystemExit(f"quickstart: {err}") from None
+        print(f"{prog}: {err}", file=sys.stderr)
+        raise SystemExit(2) from None
     print(f"trained in {time.perf_counter() - start:.0f} s; checkpoints in {run_dir}")
     agents = {"quickstart": run_dir / "last.safetensors"}
     for name in SHIPPED:
@@ -116,4 +119,6 @@ def main(argv: list[str] | None = None) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    from .train import python_command
+
+    main(prog=python_command("training.quickstart"))
