@@ -266,14 +266,17 @@ class Run:
         self.process = subprocess.Popen([sys.executable, "-m", "training.train", "--config", str(self.config), *args],
                                         cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
         STARTED.append(self.process)
-        self.lines: list[str] = []
-        self._reader = threading.Thread(target=self._read, daemon=True)
-        self._reader.start()
+        self.lines: list[str] = []  # stderr
+        self.out: list[str] = []
+        self._readers = [threading.Thread(target=self._read, args=(pipe, into), daemon=True)
+                         for pipe, into in ((self.process.stderr, self.lines), (self.process.stdout, self.out))]
+        for reader in self._readers:
+            reader.start()
 
-    def _read(self) -> None:
-        assert self.process.stderr is not None
-        for line in self.process.stderr:
-            self.lines.append(line)
+    @staticmethod
+    def _read(pipe: Any, into: list[str]) -> None:
+        for line in pipe:
+            into.append(line)
 
     def wait_for(self, condition: Callable[[], bool], timeout: float = 300) -> None:
         deadline = time.monotonic() + timeout
@@ -293,9 +296,10 @@ class Run:
 
     def stop(self, signum: int) -> tuple[int, str, str]:
         self.process.send_signal(signum)
-        out, _ = self.process.communicate(timeout=300)
-        self._reader.join(timeout=10)
-        return self.process.returncode, out, "".join(self.lines)
+        self.process.wait(timeout=300)
+        for reader in self._readers:
+            reader.join(timeout=30)
+        return self.process.returncode, "".join(self.out), "".join(self.lines)
 
 
 @pytest.mark.slow

@@ -521,12 +521,6 @@ def main(argv: list[str] | None = None, prog: str = "uno-env train") -> None:
     parser.add_argument("--print-default-config", action="store_true",
                         help="print the default config as YAML, each key with a comment saying what it does, and exit")
     args = parser.parse_args(argv)
-    if args.print_default_config:
-        print("# uno-env train: the default config (every key optional; a config file overrides what it names).")
-        print(commented_defaults())
-        return
-    if not args.config and not args.resume:
-        parser.error("--config or --resume is required")
     try:
         missing = _missing_train_extra()
     except KeyboardInterrupt:
@@ -536,6 +530,12 @@ def main(argv: list[str] | None = None, prog: str = "uno-env train") -> None:
         print(f"{prog}: training needs the train extra (no module named {missing!r}): "
               f'pip install "uno-env[train]"', file=sys.stderr)
         raise SystemExit(1)
+    if args.print_default_config:
+        print("# uno-env train: the default config (every key optional; a config file overrides what it names).")
+        print(commented_defaults())
+        return
+    if not args.config and not args.resume:
+        parser.error("--config or --resume is required")
     from .resume import ResumeError
 
     run_dir = Path(args.resume or "")
