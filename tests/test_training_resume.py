@@ -264,7 +264,8 @@ class Run:
         self.run_dir = Path(data["run_dir"])
         env = {**os.environ, "PYTHONUNBUFFERED": "1"}
         self.process = subprocess.Popen([sys.executable, "-m", "training.train", "--config", str(self.config), *args],
-                                        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+                                        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+                                        start_new_session=True)  # its own process group, as in a terminal
         STARTED.append(self.process)
         self.lines: list[str] = []  # stderr
         self.out: list[str] = []
@@ -294,8 +295,12 @@ class Run:
         except (FileNotFoundError, json.JSONDecodeError):
             return -1
 
-    def stop(self, signum: int) -> tuple[int, str, str]:
-        self.process.send_signal(signum)
+    def stop(self, signum: int, group: bool = False) -> tuple[int, str, str]:
+        """Send ``signum`` (to the whole process group with ``group``, as Ctrl-C in a terminal does)."""
+        if group:
+            os.killpg(self.process.pid, signum)
+        else:
+            self.process.send_signal(signum)
         self.process.wait(timeout=300)
         for reader in self._readers:
             reader.join(timeout=30)
@@ -338,10 +343,11 @@ def test_a_run_killed_at_any_moment_resumes_to_every_promised_file(tmp_path: Pat
 @pytest.mark.slow
 def test_ctrl_c_writes_a_checkpoint_and_says_how_to_resume_and_the_resumed_run_is_reproducible(tmp_path: Path) -> None:
     run_dir = tmp_path / "run"
-    data = _tiny(run_dir, total_steps=1_000_000, progress_bar=True)
+    sharded = {"vec_env": "sharded", "workers": 2}  # worker processes get the Ctrl-C too
+    data = _tiny(run_dir, total_steps=1_000_000, progress_bar=True, ppo=sharded)
     run = Run(tmp_path, data)
     run.wait_for(lambda: run.state_steps() >= 256)
-    code, out, err = run.stop(signal.SIGINT)
+    code, out, err = run.stop(signal.SIGINT, group=True)
     assert code == 130, err
     steps = _state(run_dir)["steps"]
     last = err.rstrip().splitlines()[-1]
@@ -356,8 +362,8 @@ def test_ctrl_c_writes_a_checkpoint_and_says_how_to_resume_and_the_resumed_run_i
     train(resumed, resume=True)
     assert_complete(run_dir, steps + 128)
     recipe = tmp_path / "recipe"
-    train(config_from_dict({**_tiny(recipe), "total_steps": steps}))
-    train(config_from_dict({**_tiny(recipe), "total_steps": steps + 128}), resume=True)
+    train(config_from_dict(_tiny(recipe, total_steps=steps, ppo=sharded)))
+    train(config_from_dict(_tiny(recipe, total_steps=steps + 128, ppo=sharded)), resume=True)
     a, b = (read_checkpoint(d / "last.safetensors")[0] for d in (run_dir, recipe))
     assert all(np.array_equal(a[k], b[k]) for k in a)
 
@@ -365,7 +371,7 @@ def test_ctrl_c_writes_a_checkpoint_and_says_how_to_resume_and_the_resumed_run_i
 @pytest.mark.slow
 def test_sigterm_during_the_final_evaluation_stops_at_once_and_resume_finishes_it(tmp_path: Path) -> None:
     run_dir = tmp_path / "run"
-    run = Run(tmp_path, _tiny(run_dir, eval={"every": 0, "games": 10_000_000}))
+    run = Run(tmp_path, _tiny(run_dir, eval={"every": 0, "games": 10_000_000, "workers": 2}))
     run.wait_for(lambda: run.said("[eval @ 768 steps]"))
     code, out, err = run.stop(signal.SIGTERM)  # 10,000,000 games: only a stop ends this evaluation
     assert code == 143

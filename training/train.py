@@ -8,21 +8,43 @@ A run directory (``runs/<name>`` by default) holds:
 
 * ``config.yaml``: the full config, seed included, as used;
 * ``last.safetensors`` and ``best.safetensors`` (+ ``.json``): shareable checkpoints in the
-  format of ``agents.ppo_agent`` (``best`` maximises the evaluation score), each with the full
-  config and seed in its metadata; ``best.json`` also holds its evaluation;
+  format of ``agents.ppo_agent`` (``last``: the latest checkpoint or evaluation; ``best``
+  maximises the evaluation score), each with the full config and seed in its metadata; the
+  ``.json`` card also holds its evaluation (null for a ``last`` not evaluated at its step);
 * ``pool/snap_<steps>.safetensors``: the self-play snapshots;
-* ``resume/model.zip`` + ``resume/state.json``: what ``--resume`` continues from (SB3's
-  model with its optimizer, the pool, ratings, counters);
+* ``resume/``: ``state.json`` and the safetensors files it names (``training.resume``): what
+  ``--resume`` continues from (policy, Adam's state, generator states, counters, the pool,
+  ratings, the evaluation schedule). No pickle: SB3's ``model.zip`` is neither written nor read;
 * ``evals.jsonl``: one line per evaluation (the training curve: ``python -m training.plot``);
 * ``tb/``: TensorBoard scalars (``tensorboard --logdir runs``): SB3's losses and rollout
   stats, ``eval/<matchup>/win_rate`` with ``ci_low``/``ci_high``, ``pool/elo/<name>``,
   ``pool/win_rate_vs/<name>``, ``episodes/truncated_share``, ``episodes/length``.
+
+**Crash safety.** Every file but TensorBoard's append-only event files is written to a
+temporary file and renamed (``uno_env.files``); a snapshot dropped from the pool is deleted only
+once a resume state that no longer lists it is written. A run killed at any moment (``kill -9``
+included) resumes with ``--resume``, losing at most the steps since its last checkpoint (every
+``checkpoint_every`` steps, after the warm start, and at the end): the directory is put back as
+it was at that checkpoint (later ``evals.jsonl`` lines, a later ``best``, later snapshots
+removed), and a run killed during its final evaluation does that evaluation. The closing
+``run complete in ...`` lists only files that exist.
+
+**Ctrl-C or SIGTERM** (``training.interrupt``) writes a checkpoint at once (within one PPO
+update; an evaluation or the warm start is abandoned on the spot) and prints
+``interrupted at step S; resume with: uno-env train --resume runs/<name>``, no traceback; the exit
+status is 130 (143 for SIGTERM). Resuming a run stopped before its first checkpoint (during the
+warm start) starts it again from its ``config.yaml``.
+
+**Progress** (``training.progress``): every phase longer than a few seconds (recording the
+teacher's decisions, fitting them, PPO steps, each evaluation matchup) shows a bar on a
+terminal and plain lines otherwise (``--no-progress``: none).
 
 A run stops at exactly ``total_steps`` learner steps (mid-rollout if need be; that partial
 rollout is not trained on), so ``--total-steps S`` ends where an interrupted run's resume point
 at step S stands, and a resumed run is reproduced by ``uno-env train --config X --total-steps S``
 then ``uno-env train --resume runs/<name> --total-steps N`` (``state.json`` lists the
 ``resumed_at`` steps; ``training.ship`` writes the commands into a shipped checkpoint's config).
+A resume from step 0 (stopped right after the warm start) trains what the unbroken run trains.
 """
 
 from __future__ import annotations
