@@ -322,10 +322,10 @@ def test_a_run_killed_at_any_moment_resumes_to_every_promised_file(tmp_path: Pat
         run.wait_for(lambda: run.state_steps() >= 256 and not (run_dir / "pool" / "snap_64.safetensors").exists(),
                      )
         resume_with = {"total_steps": 768}
-    else:
-        data = _tiny(run_dir, eval={"every": 0, "games": 10_000_000})
+    else:  # 700: not a checkpoint step (256, 512); the final evaluation starts after a checkpoint of its own
+        data = _tiny(run_dir, total_steps=700, eval={"every": 0, "games": 10_000_000})
         run = Run(tmp_path, data)
-        run.wait_for(lambda: run.said("[eval @ 768 steps]"))
+        run.wait_for(lambda: run.said("[eval @ 700 steps]"))
         resume_with = {"eval.games": 4}
     code, _, err = run.stop(signal.SIGKILL)
     assert code == -signal.SIGKILL
@@ -335,7 +335,7 @@ def test_a_run_killed_at_any_moment_resumes_to_every_promised_file(tmp_path: Pat
     total = config.total_steps
     assert_complete(run_dir, total)
     if moment == "during the final evaluation":
-        assert lost_at == 768 and _state(run_dir)["resumed_at"] == []  # only the evaluation was left to do
+        assert lost_at == 700 and _state(run_dir)["resumed_at"] == []  # only the evaluation was left to do
     if moment == "after pool rotation":
         assert lost_at >= 256 and _state(run_dir)["resumed_at"] == [lost_at]
 

@@ -24,10 +24,10 @@ A run directory (``runs/<name>`` by default) holds:
 temporary file and renamed (``uno_env.files``); a snapshot dropped from the pool is deleted only
 once a resume state that no longer lists it is written. A run killed at any moment (``kill -9``
 included) resumes with ``--resume``, losing at most the steps since its last checkpoint (every
-``checkpoint_every`` steps, after the warm start, and at the end): the directory is put back as
-it was at that checkpoint (later ``evals.jsonl`` lines, a later ``best``, later snapshots
-removed), and a run killed during its final evaluation does that evaluation. The closing
-``run complete in ...`` lists only files that exist.
+``checkpoint_every`` steps, after the warm start, before the final evaluation and at the end):
+the directory is put back as it was at that checkpoint (later ``evals.jsonl`` lines, a later
+``best``, later snapshots removed), and a run killed during its final evaluation does that
+evaluation (no step lost). The closing ``run complete in ...`` lists only files that exist.
 
 **Ctrl-C or SIGTERM** (``training.interrupt``) writes a checkpoint at once (within one PPO
 update; an evaluation or the warm start is abandoned on the spot) and prints
@@ -320,8 +320,11 @@ def _callback_class() -> Any:
         def _on_training_end(self) -> None:
             if self.interrupted:
                 return
-            if self.state.get("last_eval_step") != self.num_timesteps and not self._evaluate():
-                return
+            if self.state.get("last_eval_step") != self.num_timesteps:
+                if self.state["steps"] != self.num_timesteps:
+                    self._save_resume()  # a run stopped during its final evaluation resumes with no step lost
+                if not self._evaluate():
+                    return
             self._save_resume(complete=True)
 
         # -- evaluation and resume state
