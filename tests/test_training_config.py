@@ -126,6 +126,8 @@ def test_deeply_nested_and_oversized_configs_are_refused(tmp_path: Path) -> None
     big.write_text("# " + "x" * 2_000_000 + "\n", encoding="utf-8")
     with pytest.raises(ConfigError, match="at most"):
         load_config(big)
+    with pytest.raises(ConfigError, match="at most"):
+        load_config("/dev/zero")  # endless: read no further than a config can be
 
 
 @pytest.mark.parametrize("where", ["pool", "teacher", "eval"])

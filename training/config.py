@@ -231,10 +231,12 @@ def load_config(path: str | Path, overrides: dict[str, Any] | None = None) -> Tr
     import yaml
 
     path = Path(path)
-    if path.is_file() and path.stat().st_size > MAX_CONFIG_BYTES:
-        raise ConfigError(f"{path}: {path.stat().st_size} bytes; a config is at most {MAX_CONFIG_BYTES} bytes")
+    with open(path, "rb") as handle:  # a bounded read: a config path may name a device or a huge file
+        raw = handle.read(MAX_CONFIG_BYTES + 1)
+    if len(raw) > MAX_CONFIG_BYTES:
+        raise ConfigError(f"{path}: larger than {MAX_CONFIG_BYTES} bytes; a config is at most that")
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+        data = yaml.safe_load(raw.decode("utf-8")) or {}
     except yaml.YAMLError as err:
         raise ConfigError(f"{path}: not valid YAML (tags that build Python objects are refused): {err}") from None
     except RecursionError:

@@ -197,10 +197,12 @@ def read_resume(run_dir: Path) -> tuple[dict[str, Any], dict[str, Any]] | None:
                               f"{allowed}; a pickled SB3 model.zip (earlier versions) is never loaded, since "
                               "loading a pickle can run code. Start the run again from its config")
         return None
-    if state_path.stat().st_size > MAX_STATE_BYTES:
+    with open(state_path, "rb") as handle:  # a bounded read: the path may name a device or a huge file
+        raw = handle.read(MAX_STATE_BYTES + 1)
+    if len(raw) > MAX_STATE_BYTES:
         raise ResumeError(f"{state_path}: larger than {MAX_STATE_BYTES} bytes; not a resume state")
     try:
-        state = json.loads(state_path.read_text(encoding="utf-8"), parse_constant=_refuse_constant)
+        state = json.loads(raw.decode("utf-8"), parse_constant=_refuse_constant)
     except (ValueError, RecursionError) as err:  # JSONDecodeError and UnicodeDecodeError are ValueErrors
         raise ResumeError(f"{state_path}: not a JSON resume state ({err}); --resume reads {allowed}") from None
     _check_state(state, state_path, run_dir)
