@@ -188,6 +188,8 @@ POISONS: dict[str, Callable[[Path, Path], None]] = {
     "truncated tensors": lambda r, c: (r / "resume" / _state(r)["model"]).write_bytes(
         (r / "resume" / _state(r)["model"]).read_bytes()[:1000]),
     "a damaged generator state": lambda r, c: _poison_state(r, lambda s: s["rng"].update(python=[3, [1, 2], None])),
+    "a damaged snapshot": lambda r, c: (r / "pool" / f"{_state(r)['snapshots'][-1]}.safetensors").write_bytes(
+        pickle.dumps(_Canary(c))),
     "state.json linked to an endless device": lambda r, c: (
         (r / "resume" / "state.json").unlink(), (r / "resume" / "state.json").symlink_to("/dev/zero")),
 }

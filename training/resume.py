@@ -19,6 +19,9 @@ loaded into it. ``<run dir>/resume/`` holds
 * ``best_<steps>.safetensors`` and ``best_<steps>.json``: the run's ``best`` files as this state
   knew them (``--resume`` puts them back if a later, lost stretch of the run replaced them).
 
+``read_resume`` checks every field, that every file the state names exists and that the pool
+snapshots and the copy of ``best`` are playable checkpoints, before anything is changed.
+
 A save writes the new tensors file under a new name, then the copies of ``best``, then
 ``state.json`` (atomically, ``uno_env.files``), and only then deletes the files no state names
 any more (older tensors, pool snapshots dropped since the last save). Killed at any moment, the
@@ -206,6 +209,7 @@ def read_resume(run_dir: Path) -> tuple[dict[str, Any], dict[str, Any]] | None:
     except (ValueError, RecursionError) as err:  # JSONDecodeError and UnicodeDecodeError are ValueErrors
         raise ResumeError(f"{state_path}: not a JSON resume state ({err}); --resume reads {allowed}") from None
     _check_state(state, state_path, run_dir)
+    _check_checkpoints(state, run_dir)
     model_path = resume / state["model"]
     try:
         with safe_open(str(model_path), framework="pt") as handle:
@@ -222,6 +226,21 @@ def read_resume(run_dir: Path) -> tuple[dict[str, Any], dict[str, Any]] | None:
     if steps != state["steps"]:
         raise ResumeError(f"{model_path}: its header says steps {steps!r}, state.json says {state['steps']}")
     return state, tensors
+
+
+def _check_checkpoints(state: dict[str, Any], run_dir: Path) -> None:
+    """Raise ResumeError unless the pool snapshots and the copy of ``best`` the state names are playable checkpoints."""
+    from agents.ppo_agent import CheckpointError, read_checkpoint
+
+    paths = [run_dir / "pool" / f"{name}.safetensors" for name in state["snapshots"]]
+    if state.get("best") is not None:
+        paths.append(run_dir / "resume" / f"best_{state['best']['steps']}.safetensors")
+    for path in paths:
+        try:
+            read_checkpoint(path)
+        except (CheckpointError, OSError) as err:
+            raise ResumeError(f"{run_dir / 'resume' / 'state.json'} names {path}, which is not a usable "
+                              f"checkpoint: {err}") from None
 
 
 def _refuse_constant(name: str) -> Any:
