@@ -51,6 +51,8 @@ def _smoke_config(run_dir: Path, **top: Any) -> dict[str, Any]:
     ({"env": {"truncation_reward": "loss"}}, "env.truncation_reward"),
     ({"env": {"rules": {"uno_call": "sometimes"}}}, "env.rules.uno_call"),
     ({"pool": {"baselines": ["grandmaster"]}}, "pool.baselines"),
+    ({"pool": {"baselines": ["rule", "human"]}}, "pool.baselines"),
+    ({"eval": {"matchups": [{"edition": "classic", "num_players": 2, "opponent": "human"}]}}, "eval.matchups"),
     ({"eval": {"matchups": [{"edition": "classic", "num_players": 2, "opponent": "rule", "seats": 1}]}},
      "eval.matchups[0].seats"),
     ({"ppo": {"n_envs": 3, "n_steps": 10, "batch_size": 7}}, "ppo.batch_size"),

@@ -367,13 +367,16 @@ def _within(key: str, value: float, low: float, high: float, low_open: bool = Fa
 
 
 def _check_agent(key: str, spec: str) -> None:
-    """Raise ConfigError naming ``key`` unless ``spec`` builds an agent (a checkpoint spec must load)."""
+    """Raise ConfigError naming ``key`` unless ``spec`` builds an automatic agent (a checkpoint spec must load)."""
+    from agents.human import HumanAgent
     from agents.registry import make_agent
 
     try:
-        make_agent(spec)
+        agent = make_agent(spec, allow_import=False)  # a config is data: registered agents and checkpoints only
     except (ValueError, OSError) as err:
         raise ConfigError(f"{key}: {err}") from None
+    if isinstance(agent, HumanAgent):
+        raise ConfigError(f"{key}: {spec!r} plays from the keyboard; training needs agents that play by themselves")
 
 
 def _check_init(path: str, hidden: list[int], activation: str, max_players: int) -> None:

@@ -92,7 +92,7 @@ def play_demonstrations(config: TrainConfig, decisions: int, seed: int,
         env.reset(seed=int(rng.integers(2**63)))
         n = env.rules.num_players
         if n not in teachers_at:
-            teachers_at[n] = [make_agent(spec) for _ in range(n)]
+            teachers_at[n] = [make_agent(spec, allow_import=False) for _ in range(n)]
         teachers = teachers_at[n]
         for teacher in teachers:  # reseeded and reset every round, as the tournament harness does
             teacher.seed(int(rng.integers(2**31)))

@@ -72,7 +72,7 @@ class PoolOpponent:
             spec = self.baselines[int(rng.integers(len(self.baselines)))]
             agent = self._baseline_agents.get((seat, spec))
             if agent is None:
-                agent = self._baseline_agents[(seat, spec)] = make_agent(spec)
+                agent = self._baseline_agents[(seat, spec)] = make_agent(spec, allow_import=False)
             name = spec
         else:
             if len(self.snapshots) == 1 or rng.random() < self.latest_share:
