@@ -556,8 +556,11 @@ def main(argv: list[str] | None = None, prog: str = "uno-env train") -> None:
               f'pip install "uno-env[train]"', file=sys.stderr)
         raise SystemExit(1)
     if args.print_default_config:
-        print("# uno-env train: the default config (every key optional; a config file overrides what it names).")
-        print(commented_defaults())
+        try:
+            print("# uno-env train: the default config (every key optional; a config file overrides what it names).")
+            print(commented_defaults(), flush=True)
+        except BrokenPipeError:  # `| head`: the reader has what it wanted
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return
     if not args.config and not args.resume:
         parser.error("--config or --resume is required")
