@@ -36,10 +36,8 @@ def top_actions(agent: Agent, game: Game, seat: int) -> list[list[Any]] | None:
     legal = list(info["legal_action_ids"])
     if len(legal) < 2:
         return None
-    vector = agent_observation(agent, game, seat, info)["observation"]
-    logits = agent.logits(vector)[legal].astype(np.float64)
-    probs = np.exp(logits - logits.max())
-    probs /= probs.sum()
+    obs = agent_observation(agent, game, seat, info)
+    probs = agent.probabilities(obs["observation"], obs["action_mask"])[0][legal]
     order = np.argsort(-probs, kind="stable")[:TOP_ACTIONS]
     return [[legal[i], round(float(probs[i]), 4)] for i in order]
 
