@@ -179,6 +179,14 @@ class PPOAgent(Agent):
             candidate = SHIPPED_DIR.parent / candidate
         return cls.load(candidate, deterministic=deterministic, seed=seed)
 
+    def tensors(self) -> dict[str, np.ndarray]:
+        """The network's tensors in the checkpoint's layout (copies; ``write_checkpoint`` takes them back)."""
+        tensors = {"obs_scale": self._scale.copy()}
+        for i, (weight, bias) in enumerate(self._layers):
+            tensors[f"hidden.{i}.weight"], tensors[f"hidden.{i}.bias"] = weight.T.copy(), np.array(bias)
+        tensors["action.weight"], tensors["action.bias"] = self._out[0].T.copy(), np.array(self._out[1])
+        return tensors
+
     @property
     def max_players(self) -> int:
         """The largest table the network's observation covers."""

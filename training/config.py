@@ -28,7 +28,7 @@ from typing import Any, Union
 from uno_env.core import EDITIONS
 from uno_env.core.rules import Rules, option_names
 
-__all__ = ["ConfigError", "EnvConfig", "EvalConfig", "ImitationConfig", "Matchup", "PPOConfig", "PoolConfig", "TrainConfig",
+__all__ = ["BatchedConfig", "ConfigError", "EnvConfig", "EvalConfig", "ImitationConfig", "Matchup", "PPOConfig", "PoolConfig", "TrainConfig",
            "commented_defaults", "config_from_dict", "load_config", "parse_overrides"]
 
 MAX_SEED = 2**32 - 1  # numpy's legacy seeding (``np.random.seed``) takes no more
@@ -190,9 +190,28 @@ class EvalConfig:
 
 
 @dataclass
+class BatchedConfig:
+    """The batched trainer (``trainer: batched``, ``training.ppo_batched``): tables, device, stand-ins."""
+
+    num_tables: int = 256
+    """Tables stepped together on the device (each with its edition, size and rules drawn once), 1 to 10,000,000."""
+    device: str = "cpu"
+    """Torch device of the engine, the networks and the updates: ``cpu``, ``cuda`` or ``cuda:<index>``."""
+    rule: str = "ppo:rule_net"
+    """A checkpoint spec (``ppo:NAME`` or ``ppo:path=PATH``) playing the seats where ``pool.baselines``
+    (or ``eval``) names ``rule``: RuleAgent is Python, a network fitted to it is batched."""
+    value_warmup_steps: int = 0
+    """Learner steps at the start where only the value network is trained (the policy is frozen): a
+    critic fitted before a warm-started policy (``ppo.init_from``) is changed by its advantages."""
+
+
+@dataclass
 class TrainConfig:
     """A whole training run."""
 
+    trainer: str = "sb3"
+    """``sb3``: sb3-contrib's MaskablePPO over the PettingZoo env (``training.train``); ``batched``: PPO on one
+    torch device over ``uno_env.batched`` (``training.ppo_batched``; needs no SB3, PettingZoo or Gymnasium)."""
     name: str = "run"
     """Run name: output goes to ``runs/<name>`` unless ``run_dir`` is given. Letters, digits, ``.``,
     ``_`` and ``-`` only (it stays under ``runs/``)."""
@@ -215,6 +234,7 @@ class TrainConfig:
     pool: PoolConfig = field(default_factory=PoolConfig)
     imitation: ImitationConfig = field(default_factory=ImitationConfig)
     eval: EvalConfig = field(default_factory=EvalConfig)
+    batched: BatchedConfig = field(default_factory=BatchedConfig)
 
     def to_dict(self) -> dict[str, Any]:
         """Plain data (what is saved with every checkpoint)."""
@@ -484,6 +504,43 @@ def _check_semantics(c: TrainConfig) -> None:
     _positive("total_steps", c.total_steps)
     _positive("checkpoint_every", c.checkpoint_every)
     _positive("torch_threads", c.torch_threads)
+    if c.trainer not in ("sb3", "batched"):
+        raise ConfigError(f"trainer: must be sb3 or batched, got {c.trainer!r}")
+    if c.trainer == "batched":
+        _check_batched(c)
+
+
+BATCHED_BASELINES = ("random", "random-uniform", "rule")  # and checkpoint specs (ppo:NAME, ppo:path=PATH)
+
+
+def _check_batched(c: TrainConfig) -> None:
+    """What the batched trainer can seat and run, each naming its key."""
+    from agents.registry import AgentSpecError, parse_spec
+
+    b = c.batched
+    _within("batched.num_tables", b.num_tables, 1, 10_000_000)
+    _positive("batched.value_warmup_steps", b.value_warmup_steps, allow_zero=True)
+    if not re.fullmatch(r"cpu|cuda(:[0-9]{1,2})?|mps", b.device):
+        raise ConfigError(f"batched.device: must be cpu, cuda, cuda:<index> or mps, got {b.device!r}")
+    if c.imitation.teacher:
+        raise ConfigError("imitation.teacher: the batched trainer has no imitation warm start; start the actor from "
+                          "a checkpoint (ppo.init_from, e.g. checkpoints/rule_net.safetensors) and fit the value "
+                          "first (batched.value_warmup_steps)")
+
+    def checkpoint_spec(key: str, spec: str) -> bool:
+        try:
+            parsed = parse_spec(spec, allow_import=False)
+        except AgentSpecError as err:
+            raise ConfigError(f"{key}: {err}") from None
+        return parsed.name == "ppo" and bool(parsed.options.get("checkpoint") or parsed.options.get("path"))
+
+    if not checkpoint_spec("batched.rule", b.rule):
+        raise ConfigError(f"batched.rule: {b.rule!r} is not a checkpoint spec (ppo:NAME or ppo:path=PATH)")
+    _check_agent("batched.rule", b.rule)
+    for spec in c.pool.baselines:
+        if spec not in BATCHED_BASELINES and not checkpoint_spec("pool.baselines", spec):
+            raise ConfigError(f"pool.baselines: the batched trainer seats {', '.join(BATCHED_BASELINES)} (rule through "
+                              f"batched.rule) and checkpoints (ppo:NAME, ppo:path=PATH), not {spec!r}")
 
 
 # ---------------------------------------------------------------------- the commented defaults

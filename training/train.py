@@ -89,6 +89,7 @@ from .progress import Progress  # noqa: E402
 __all__ = ["TrainingInterrupted", "evaluate_checkpoint", "main", "save_checkpoint", "train"]
 
 TRAIN_EXTRA = ("yaml", "torch", "stable_baselines3", "sb3_contrib")  # what `pip install "uno-env[train]"` adds
+BATCHED_NEEDS = ("yaml", "torch", "safetensors")  # all `trainer: batched` needs (no SB3, PettingZoo, Gymnasium)
 
 
 # ---------------------------------------------------------------------- seeding (the one place)
@@ -175,12 +176,18 @@ def _export(model: Any, config: TrainConfig, path: Path) -> None:
 
 
 def save_checkpoint(model: Any, config: TrainConfig, run_dir: Path, state: dict[str, Any],
-                    evaluation: dict[str, Any] | None = None, complete: bool = False) -> None:
-    """Export ``last`` (with its card) and write the resume state (``training.resume``) at the model's step."""
+                    evaluation: dict[str, Any] | None = None, complete: bool = False,
+                    export: Callable[[Path], None] | None = None) -> None:
+    """Export ``last`` (with its card) and write the resume state (``training.resume``) at the model's step.
+
+    ``export(path)`` writes the policy checkpoint (default: the SB3 model's actor)."""
     from .resume import capture, write_resume
 
     last = run_dir / "last.safetensors"
-    _export(model, config, last)
+    if export is None:
+        _export(model, config, last)
+    else:
+        export(last)
     _write_card(run_dir / "last.json", last, evaluation)
     tensors, extra = capture(model)
     state.update(extra, steps=int(model.num_timesteps), complete=complete)
@@ -342,30 +349,11 @@ def _callback_class() -> Any:
                 self._save_resume()  # the evaluation is done again on resume
                 self.interrupted = True
                 return False
-            result["steps"] = self.num_timesteps
             result["eval_seconds"] = round(time.perf_counter() - started, 1)
-            for key, r in result["matchups"].items():
-                for field_name in ("win_rate", "ci_low", "ci_high"):
-                    self.logger.record(f"eval/{key}/{field_name}", r[field_name])
-            self.logger.record("eval/score", result["score"])
-            brief = {k: {f: v[f] for f in ("win_rate", "ci_low", "ci_high", "chance", "games", "unfinished")}
-                     for k, v in result["matchups"].items()}
-            evals = self.run_dir / "evals.jsonl"
-            before = evals.read_text(encoding="utf-8") if evals.exists() else ""
-            atomic_write(evals, before + json.dumps({"steps": self.num_timesteps, "score": result["score"],
-                                                     "matchups": brief}) + "\n")
-            self.state["evals"] += 1
+            for key, value in record_evaluation(self.run_dir, self.state, result, self.num_timesteps,
+                                                self.progress.log).items():
+                self.logger.record(key, value)
             self.last_evaluation = result
-            _write_card(self.run_dir / "last.json", last, result)
-            best = self.state["best"]
-            if best is None or result["score"] > best["score"]:
-                self.state["best"] = best = {"score": result["score"], "steps": self.num_timesteps}
-                atomic_write(self.run_dir / "best.safetensors", last.read_bytes())
-                _write_card(self.run_dir / "best.json", self.run_dir / "best.safetensors", result)
-            self.state["last_eval_step"] = self.num_timesteps
-            summary = ", ".join(f"{k} {100 * v['win_rate']:.1f}%" for k, v in result["matchups"].items())
-            self.progress.log(f"[eval @ {self.num_timesteps} steps, {result['eval_seconds']} s] {summary}; "
-                              f"score {result['score']:.3f} (best {best['score']:.3f})")
             self.logger.dump(self.num_timesteps)
             return True
 
@@ -375,6 +363,34 @@ def _callback_class() -> Any:
                             self.last_evaluation if evaluated else None, complete=complete)
 
     return SelfPlayCallback
+
+
+def record_evaluation(run_dir: Path, state: dict[str, Any], result: dict[str, Any], steps: int,
+                      log: Callable[[str], None]) -> dict[str, float]:
+    """Record an evaluation of ``last.safetensors`` at ``steps``: a line of ``evals.jsonl``, ``last.json``'s
+    card, ``best`` if it beats the best so far (``state`` updated); returns the TensorBoard scalars."""
+    result["steps"] = steps
+    scalars = {f"eval/{key}/{name}": r[name] for key, r in result["matchups"].items()
+               for name in ("win_rate", "ci_low", "ci_high")}
+    scalars["eval/score"] = result["score"]
+    brief = {k: {f: v[f] for f in ("win_rate", "ci_low", "ci_high", "chance", "games", "unfinished")}
+             for k, v in result["matchups"].items()}
+    evals = run_dir / "evals.jsonl"
+    before = evals.read_text(encoding="utf-8") if evals.exists() else ""
+    atomic_write(evals, before + json.dumps({"steps": steps, "score": result["score"], "matchups": brief}) + "\n")
+    state["evals"] += 1
+    last = run_dir / "last.safetensors"
+    _write_card(run_dir / "last.json", last, result)
+    best = state["best"]
+    if best is None or result["score"] > best["score"]:
+        state["best"] = best = {"score": result["score"], "steps": steps}
+        atomic_write(run_dir / "best.safetensors", last.read_bytes())
+        _write_card(run_dir / "best.json", run_dir / "best.safetensors", result)
+    state["last_eval_step"] = steps
+    summary = ", ".join(f"{k} {100 * v['win_rate']:.1f}%" for k, v in result["matchups"].items())
+    log(f"[eval @ {steps} steps, {result.get('eval_seconds', 0)} s] {summary}; "
+        f"score {result['score']:.3f} (best {best['score']:.3f})")
+    return scalars
 
 
 def checkpoint_metadata(config: TrainConfig, steps: int) -> dict[str, Any]:
@@ -444,7 +460,12 @@ def train(config: TrainConfig, resume: bool = False, progress_bar: bool | None =
         _write_config(run_dir, config)  # a resume writes it once its state is loaded: a refused one changes nothing
     with StopRequests() as stop:
         try:
-            _run(config, run_dir, saved, stop, show)
+            if config.trainer == "batched":
+                from .ppo_batched import run_batched
+
+                run_batched(config, run_dir, saved, stop, show)
+            else:
+                _run(config, run_dir, saved, stop, show)
         except TrainingInterrupted as stopped:
             state_path = run_dir / "resume" / "state.json"
             stopped.steps = int(json.loads(state_path.read_text(encoding="utf-8"))["steps"]) if state_path.exists() else 0
@@ -508,9 +529,9 @@ def _write_config(run_dir: Path, config: TrainConfig) -> None:
     atomic_write(run_dir / "config.yaml", yaml.safe_dump(config.to_dict(), sort_keys=False))
 
 
-def _missing_train_extra() -> str | None:
-    """The first module of the ``train`` extra that cannot be imported, if any."""
-    for name in TRAIN_EXTRA:
+def _missing_train_extra(modules: tuple[str, ...] = TRAIN_EXTRA) -> str | None:
+    """The first of ``modules`` (default: the ``train`` extra) that cannot be imported, if any."""
+    for name in modules:
         try:
             importlib.import_module(name)
         except ImportError:
@@ -547,7 +568,7 @@ def main(argv: list[str] | None = None, prog: str = "uno-env train") -> None:
                         help="print the default config as YAML, each key with a comment saying what it does, and exit")
     args = parser.parse_args(argv)
     try:
-        missing = _missing_train_extra()
+        missing = _missing_train_extra(BATCHED_NEEDS)  # the rest of the extra once the config names the trainer
     except KeyboardInterrupt:
         print("interrupted before training started", file=sys.stderr)
         raise SystemExit(130) from None
@@ -578,6 +599,12 @@ def main(argv: list[str] | None = None, prog: str = "uno-env train") -> None:
         source = Path(args.resume) / "config.yaml" if args.resume else Path(args.config)
         config = load_config(source, overrides)
         run_dir = config.output_dir()
+        missing = None if config.trainer == "batched" else _missing_train_extra()
+        if missing is not None:
+            print(f"{prog}: trainer sb3 needs the train extra (no module named {missing!r}): "
+                  f'pip install "uno-env[train]" (trainer: batched needs only torch, pyyaml and safetensors)',
+                  file=sys.stderr)
+            raise SystemExit(1)
         train(config, resume=bool(args.resume), progress_bar=False if args.no_progress else None)
     except TrainingInterrupted as stopped:
         command = f"{prog} --resume {shlex.quote(str(run_dir))}" + (" --no-progress" if args.no_progress else "")

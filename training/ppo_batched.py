@@ -1,0 +1,733 @@
+"""On-device self-play PPO over the batched engine: ``uno-env train --config X`` with ``trainer: batched``.
+
+Everything a rollout touches lives on one torch device (``batched.device``): the tables
+(``uno_env.batched.BatchedUno``), the learner's actor and critic, every opponent, the
+advantages and the updates. Nothing goes through PettingZoo, Gymnasium or SB3, and the module
+imports torch, numpy, pyyaml and safetensors only (plus ``agents`` for the CPU evaluation), so
+it runs from a working tree on a bare GPU machine.
+
+It reads top to bottom, CleanRL style: the networks; the opponents; the hidden cards for the
+privileged critic; the tables; then ``run_batched``: seeding, set-up (or resume), and the loop
+(rollout -> advantages -> PPO epochs -> snapshots, evaluation, checkpoints).
+
+What a run does, in the terms of ``training.config`` (the SB3 trainer's keys mean the same):
+
+* **Tables.** ``batched.num_tables`` tables, each with an edition, table size and rule options
+  drawn once from ``env`` (lists are weighted by repeats), so one batch mixes editions and sizes
+  for a universal policy. ``env.episode``, ``env.reward``, ``env.max_turns`` as the engine's.
+* **Seats.** At every episode start, per table, the learner's seat is drawn uniformly and every
+  other seat gets an opponent from the pool: a baseline (``pool.baselines``; chance
+  ``pool.baseline_share``, always before the first snapshot and for ``pool.baseline_only_steps``),
+  else the newest snapshot (``pool.latest_share``), else an older one uniformly. Each env step,
+  the seats to act are grouped by who plays them and every group is one forward pass (one per
+  opponent kind); ``random`` and ``random-uniform`` are RandomAgent's two policies as tensor
+  draws; ``rule`` is played by ``batched.rule``, a network fitted to RuleAgent (RuleAgent is
+  Python); snapshots play their argmax when ``pool.deterministic`` else sample.
+* **Learner steps.** A learner step is a decision of the learner's seat; with
+  ``env.skip_forced`` one with a single legal action is taken inside the rollout and is not a
+  step (its rewards go to the step before, as in ``training.pool.TrainingEnv``). Rewards are the
+  engine's for the learner's seat times ``env.reward_scale``; rewards between two learner steps
+  (opponents' moves) add up, and the discount ``ppo.gamma`` is per learner step. A truncated
+  episode (``env.max_turns``) ends with ``env.truncation_reward`` when that is non-zero, else
+  its last step is bootstrapped with the value of its final position seen from the learner's seat
+  (the privileged part of that bootstrap is the position before the last decision: the engine
+  has dealt the next game when it returns).
+* **Privileged critic** (``ppo.privileged_critic``): the critic also reads every other hand and
+  the next three cards of the draw pile, read from ``env.tables`` (``privileged_features``: the
+  same vector as ``training.critic.privileged_features`` of the same position, tested); the
+  actor reads the public observation only, and only the actor is exported.
+* **Updates.** A rollout steps every table until at least ``ppo.n_envs * ppo.n_steps`` learner
+  steps are stored (one env step adds up to one per table, so it overshoots by less than
+  ``batched.num_tables``); GAE(``ppo.gae_lambda``) over each table's learner steps, bootstrapped at
+  the rollout's end from the value of the learner's seat; then ``ppo.n_epochs`` passes of
+  shuffled minibatches of about ``ppo.batch_size``: SB3's clipped PPO loss (advantages normalised
+  per minibatch, unclipped value loss, entropy bonus, gradient clipping, Adam with eps 1e-5,
+  orthogonal initialisation), so the settings of a config mean what they mean for MaskablePPO.
+  ``batched.value_warmup_steps``: the first learner steps train the critic only.
+* **Stopping.** A run stops after the update that reaches ``total_steps`` (so it may pass it by
+  less than one rollout); checkpoints fall on update boundaries.
+
+Outputs are the SB3 trainer's (``training.train``'s docstring): ``config.yaml``, ``last`` and
+``best`` checkpoints in the ``agents.ppo_agent`` format with their cards, ``pool/snap_<steps>``,
+``resume/`` (``training.resume``: safetensors + JSON, no pickle), ``evals.jsonl`` (periodic
+evaluation of ``last`` with the tournament harness on CPU against the real RuleAgent and
+RandomAgent, ``eval.matchups``, Wilson intervals; ``best`` maximises its score) and ``tb/``
+(TensorBoard: ``train/*`` losses, ``rollout/*``, ``episodes/*``, ``pool/win_rate_vs/<name>``,
+``eval/*``, ``time/steps_per_second``). Ctrl-C or SIGTERM stops at the next env step with a
+checkpoint of the last update (the rollout in progress is dropped). ``--resume`` continues from
+the last checkpoint with fresh tables (seeded from the seed and the step, as the SB3 trainer's
+envs are), so an unbroken run and a resumed one differ after the resume point; a fixed seed
+reproduces a run on the same device (tested).
+
+Measured choices (``python -m training.bench``; 2 shared CPU cores, one torch thread):
+
+* TorchRL 0.14.1 installs beside torch 2.13.0 without pulling another torch, but it is not used:
+  the GPU machines this trainer targets have torch, numpy, pyyaml, safetensors and tensorboard
+  only, and its pieces cost time here. Its ``generalized_advantage_estimate`` assumes one agent's
+  consecutive steps (the learner's steps are interleaved with opponents' at irregular env steps,
+  so they would first be gathered into per-table sequences), its ``MaskedCategorical`` builds a
+  distribution object per call, and ``ClipPPOLoss`` needs TensorDict modules. The masked softmax,
+  the Gumbel-max sampler and the GAE recursion below are a few lines each (numbers in the README).
+* On a CPU the network's own arithmetic (forward, backward and Adam) is most of the time; the
+  engine, the opponents' forward passes and the bookkeeping are the rest (the bench prints the
+  shares).
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+import signal
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from torch import nn
+
+from uno_env.batched import BatchedUno
+from uno_env.batched.tables import Tables
+from uno_env.core.actions import DRAW, NUM_ACTIONS, NUM_PLAY_ACTIONS
+from uno_env.core.cards import NUM_KINDS
+from uno_env.observation import observation_bounds, observation_size
+
+from .config import ConfigError, TrainConfig
+from .critic import NEXT_DRAWS, critic_bounds, privileged_size
+from .interrupt import StopRequests, TrainingInterrupted
+from .progress import Progress
+
+__all__ = ["Actor", "ActorCritic", "Critic", "Learner", "Opponent", "actor_from_tensors", "actor_tensors",
+           "privileged_features", "run_batched", "sample_actions", "table_options"]
+
+MASKED = -1e9  # an illegal action's logit: finite, so the softmax and entropy stay NaN-free
+LOG_EVERY_SECONDS = 60.0  # a progress line with the rollout's statistics at most this often
+ACTIVATIONS: dict[str, type[nn.Module]] = {"tanh": nn.Tanh, "relu": nn.ReLU}
+
+
+# ====================================================================== the networks
+def input_scale(low: np.ndarray, high: np.ndarray) -> torch.Tensor:
+    """``1 / max(|low|, |high|)`` per entry: every scaled input lies in [-1, 1] (``training.policy``'s scaling)."""
+    return torch.as_tensor(1.0 / np.maximum(np.maximum(np.abs(low), np.abs(high)), 1e-6), dtype=torch.float32)
+
+
+class Mlp(nn.Module):
+    """Scale the input entrywise, hidden layers with an activation, a linear head (orthogonal init as SB3's)."""
+
+    def __init__(self, scale: torch.Tensor, hidden: Sequence[int], outputs: int, activation: str,
+                 head_gain: float) -> None:
+        super().__init__()
+        self.scale: torch.Tensor
+        self.register_buffer("scale", scale.clone())
+        layers: list[nn.Module] = []
+        width = scale.numel()
+        for h in hidden:
+            layer = nn.Linear(width, h)
+            nn.init.orthogonal_(layer.weight, math.sqrt(2))
+            nn.init.zeros_(layer.bias)
+            layers += [layer, ACTIVATIONS[activation]()]
+            width = h
+        self.body = nn.Sequential(*layers)
+        self.head = nn.Linear(width, outputs)
+        nn.init.orthogonal_(self.head.weight, head_gain)
+        nn.init.zeros_(self.head.bias)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        """The head's outputs for a batch of raw inputs."""
+        return self.head(self.body(x * self.scale))  # type: ignore[no-any-return]
+
+    def linears(self) -> list[nn.Linear]:
+        """The hidden layers, then the head."""
+        return [m for m in self.body if isinstance(m, nn.Linear)] + [self.head]
+
+
+class Actor(Mlp):
+    """The policy: public observation -> 80 action logits (exactly ``agents.PPOAgent``'s network)."""
+
+    def __init__(self, max_players: int, hidden: Sequence[int], activation: str) -> None:
+        super().__init__(input_scale(*observation_bounds(max_players)), hidden, NUM_ACTIONS, activation, 0.01)
+        self.max_players, self.hidden, self.activation = max_players, list(hidden), activation
+
+
+class Critic(Mlp):
+    """The value: the public observation, then (privileged) the hidden cards -> one value."""
+
+    def __init__(self, max_players: int, hidden: Sequence[int], activation: str, privileged: bool) -> None:
+        bounds = critic_bounds(max_players) if privileged else observation_bounds(max_players)
+        super().__init__(input_scale(*bounds), hidden, 1, activation, 1.0)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        """(B,) values."""
+        return super().forward(x)[:, 0]
+
+
+class ActorCritic(nn.Module):
+    """The learner's two networks and their Adam (``optimizer``, the attribute ``training.resume`` reads)."""
+
+    def __init__(self, config: TrainConfig) -> None:
+        super().__init__()
+        p, e = config.ppo, config.env
+        self.actor = Actor(e.max_players, p.hidden, p.activation)
+        self.critic = Critic(e.max_players, p.hidden, p.activation, p.privileged_critic)
+        self.optimizer: torch.optim.Optimizer = torch.optim.Adam(self.parameters(), lr=p.learning_rate, eps=1e-5)
+
+
+def actor_tensors(actor: Actor) -> dict[str, np.ndarray]:
+    """The actor in the checkpoint layout of ``agents.ppo_agent`` (``obs_scale``, ``hidden.<i>.*``, ``action.*``)."""
+    *hidden, head = actor.linears()
+    tensors = {"obs_scale": actor.scale.detach().cpu().numpy()}
+    for i, layer in enumerate(hidden):
+        tensors[f"hidden.{i}.weight"] = layer.weight.detach().cpu().numpy()
+        tensors[f"hidden.{i}.bias"] = layer.bias.detach().cpu().numpy()
+    tensors["action.weight"] = head.weight.detach().cpu().numpy()
+    tensors["action.bias"] = head.bias.detach().cpu().numpy()
+    return tensors
+
+
+def actor_from_tensors(tensors: dict[str, np.ndarray], metadata: dict[str, Any], device: torch.device) -> Actor:
+    """An ``Actor`` holding a checkpoint's tensors (``agents.ppo_agent.read_checkpoint``'s output)."""
+    actor = Actor(int(metadata["max_players"]), [int(h) for h in metadata["hidden"]], metadata["activation"])
+    load_actor_tensors(actor, tensors)
+    return actor.to(device)
+
+
+def load_actor_tensors(actor: Actor, tensors: dict[str, np.ndarray]) -> None:
+    """Copy checkpoint tensors into ``actor`` (the same shapes; ``obs_scale`` included)."""
+    *hidden, head = actor.linears()
+    with torch.no_grad():
+        actor.scale.copy_(torch.as_tensor(tensors["obs_scale"]))
+        for i, layer in enumerate(hidden):
+            layer.weight.copy_(torch.as_tensor(tensors[f"hidden.{i}.weight"]))
+            layer.bias.copy_(torch.as_tensor(tensors[f"hidden.{i}.bias"]))
+        head.weight.copy_(torch.as_tensor(tensors["action.weight"]))
+        head.bias.copy_(torch.as_tensor(tensors["action.bias"]))
+
+
+def sample_actions(logits: torch.Tensor, mask: torch.Tensor, generator: torch.Generator | None,
+                   deterministic: bool = False) -> tuple[torch.Tensor, torch.Tensor]:
+    """``(actions, log_probs)`` from the masked softmax: argmax, or a Gumbel-max draw from ``generator``."""
+    masked = logits.masked_fill(~mask, MASKED)
+    log_probs = torch.log_softmax(masked, dim=1)
+    if deterministic:
+        actions = masked.argmax(1)
+    else:
+        uniform = torch.rand(masked.shape, generator=generator, device=masked.device).clamp_(1e-20, 1.0)
+        actions = (masked - torch.log(-torch.log(uniform))).argmax(1)
+    return actions, log_probs.gather(1, actions[:, None])[:, 0]
+
+
+# ====================================================================== opponents
+@dataclass
+class Opponent:
+    """One kind of opponent: ``actor`` is a network (None: RandomAgent's policy, ``uniform`` or not)."""
+
+    name: str
+    actor: Actor | None = None
+    deterministic: bool = True
+    uniform: bool = False
+
+    def act(self, observation: torch.Tensor, mask: torch.Tensor, generator: torch.Generator) -> torch.Tensor:
+        """One legal action per row."""
+        if self.actor is not None:
+            with torch.no_grad():
+                logits = self.actor(observation)
+            return sample_actions(logits, mask, generator, self.deterministic)[0]
+        legal = mask
+        if not self.uniform:  # RandomAgent: a playable card rather than a draw when it holds one
+            plays = torch.zeros_like(mask)
+            plays[:, :NUM_PLAY_ACTIONS] = mask[:, :NUM_PLAY_ACTIONS]
+            prefer = plays.any(1) & mask[:, DRAW]
+            legal = torch.where(prefer[:, None], plays, mask)
+        noise = torch.rand(mask.shape, generator=generator, device=mask.device)
+        return torch.where(legal, noise, -1.0).argmax(1)
+
+
+def load_opponent(spec: str, config: TrainConfig, device: torch.device, name: str | None = None) -> Opponent:
+    """A batched opponent for a baseline spec: ``random``, ``random-uniform``, ``rule`` (``batched.rule``) or a checkpoint."""
+    from agents import PPOAgent
+    from agents.registry import make_agent
+
+    if spec in ("random", "random-uniform"):
+        return Opponent(name or spec, uniform=spec == "random-uniform")
+    agent = make_agent(config.batched.rule if spec == "rule" else spec, allow_import=False)
+    if not isinstance(agent, PPOAgent):  # pragma: no cover (the config check allows checkpoints only)
+        raise ConfigError(f"pool.baselines: {spec!r} is not a network the batched trainer can run")
+    if agent.max_players != config.env.max_players:
+        raise ConfigError(f"{'batched.rule' if spec == 'rule' else 'pool.baselines'}: {spec} reads max_players "
+                          f"{agent.max_players}, this run's env.max_players is {config.env.max_players}")
+    return Opponent(name or spec, actor_from_tensors(agent.tensors(), agent.metadata, device).eval())
+
+
+# ====================================================================== the hidden cards
+def privileged_features(tables: Tables, rows: torch.Tensor, seat: torch.Tensor, max_players: int) -> torch.Tensor:
+    """``training.critic.privileged_features`` at the tables ``rows`` for ``seat`` (one per row):
+    every other hand by offset from the seat, then the next draws one-hot, as float32."""
+    n = tables.num_players[rows]
+    offsets = torch.arange(1, max_players, device=rows.device)
+    other = (seat[:, None] + offsets[None, :]) % n[:, None]
+    hands = tables.hands[rows[:, None], other].float()  # (R, M-1, 55)
+    hands = hands * offsets[None, :, None].lt(n[:, None, None])
+    depth = tables.draw_len[rows][:, None] - 1 - torch.arange(NEXT_DRAWS, device=rows.device)[None, :]
+    kinds = tables.draw[rows[:, None], depth.clamp(min=0)].long()
+    draws = torch.nn.functional.one_hot(kinds, NUM_KINDS).float() * depth.ge(0)[..., None]
+    return torch.cat([hands.flatten(1), draws.flatten(1)], 1)
+
+
+# ====================================================================== the tables
+def table_options(config: TrainConfig, num_tables: int, seed: int) -> dict[str, list[Any]]:
+    """Per table: edition, table size and each rule option, drawn uniformly from the config's lists."""
+    rng = np.random.default_rng(np.random.SeedSequence([seed, 3]))
+    e = config.env
+
+    def column(values: Any) -> list[Any]:
+        values = values if isinstance(values, list) else [values]
+        return [values[int(i)] for i in rng.integers(len(values), size=num_tables)]
+
+    options = {"edition": column(e.editions()), "num_players": [int(n) for n in column(e.num_players)]}
+    options.update({key: column(value) for key, value in e.rules.items()})
+    return options
+
+
+# ====================================================================== the learner's state
+class Learner:
+    """The duck type ``training.resume`` and ``training.train.save_checkpoint`` read: ``policy`` (the
+    networks, with ``optimizer``), ``num_timesteps``, ``_n_updates``, ``_episode_num``."""
+
+    def __init__(self, config: TrainConfig, device: torch.device) -> None:
+        self.policy = ActorCritic(config).to(device)  # (moves the parameters Adam holds, in place)
+        self.num_timesteps = 0
+        self._n_updates = 0
+        self._episode_num = 0
+
+
+@dataclass
+class Rollout:
+    """A rollout's learner steps (rows) and, per env step, each table's learner-step slot and reward."""
+
+    observations: torch.Tensor
+    hidden: torch.Tensor
+    masks: torch.Tensor
+    actions: torch.Tensor
+    log_probs: torch.Tensor
+    values: torch.Tensor
+    size: int = 0
+
+    @classmethod
+    def empty(cls, capacity: int, obs_size: int, hidden_size: int, device: torch.device) -> Rollout:
+        """Buffers for ``capacity`` learner steps."""
+        def zeros(*shape: int, dtype: torch.dtype = torch.float32) -> torch.Tensor:
+            return torch.zeros(*shape, dtype=dtype, device=device)
+
+        return cls(zeros(capacity, obs_size), zeros(capacity, hidden_size), zeros(capacity, NUM_ACTIONS, dtype=torch.bool),
+                   zeros(capacity, dtype=torch.int64), zeros(capacity), zeros(capacity))
+
+    def add(self, observations: torch.Tensor, hidden: torch.Tensor, masks: torch.Tensor, actions: torch.Tensor,
+            log_probs: torch.Tensor, values: torch.Tensor) -> torch.Tensor:
+        """Store rows; returns their slots."""
+        k = observations.shape[0]
+        part = slice(self.size, self.size + k)
+        self.observations[part], self.hidden[part], self.masks[part] = observations, hidden, masks
+        self.actions[part], self.log_probs[part], self.values[part] = actions, log_probs, values
+        self.size += k
+        return torch.arange(part.start, part.stop, device=observations.device)
+
+
+def gae(slots: torch.Tensor, rewards: torch.Tensor, dones: torch.Tensor, bootstraps: torch.Tensor,
+        values: torch.Tensor, last_values: torch.Tensor, gamma: float, lam: float) -> torch.Tensor:
+    """GAE over each table's learner steps, interleaved with other seats' env steps.
+
+    ``slots`` (T, B): the rollout row of the learner step taken at env step t of table b, or -1;
+    ``rewards`` (T, B): the learner's reward from env step t; ``dones`` (T, B): its episode ended at t,
+    ``bootstraps`` (T, B) then the value to bootstrap with (0 for an outcome); ``values`` (N,): the
+    rows' values; ``last_values`` (B,): the value of each table's position after the last env step.
+    Rewards between two learner steps add up undiscounted (the discount is per learner step).
+    Returns the (N,) advantages.
+    """
+    advantages = torch.zeros_like(values)
+    next_value = last_values.clone()
+    next_advantage = torch.zeros_like(last_values)
+    reward = torch.zeros_like(last_values)
+    for t in range(slots.shape[0] - 1, -1, -1):
+        done = dones[t]
+        reward = torch.where(done, rewards[t], reward + rewards[t])
+        next_value = torch.where(done, bootstraps[t], next_value)
+        next_advantage = torch.where(done, 0.0, next_advantage)
+        acted = slots[t].ge(0)
+        slot = slots[t].clamp(min=0)
+        value = values[slot]
+        advantage = reward + gamma * next_value - value + gamma * lam * next_advantage
+        advantages[slot[acted]] = advantage[acted]
+        next_value = torch.where(acted, value, next_value)
+        next_advantage = torch.where(acted, advantage, next_advantage)
+        reward = torch.where(acted, 0.0, reward)
+    return advantages
+
+
+# ====================================================================== the run
+def run_batched(config: TrainConfig, run_dir: Path, saved: tuple[dict[str, Any], dict[str, Any]] | None,
+                stop: StopRequests, show: bool) -> None:
+    """Train (or resume) ``config`` into ``run_dir`` (called by ``training.train.train``); raises
+    ``TrainingInterrupted`` after a Ctrl-C or SIGTERM, once the checkpoint is written."""
+    from .resume import restore
+    from .train import _restore_files, _write_config, checkpoint_metadata, evaluate_checkpoint, record_evaluation
+    from .train import save_checkpoint, snapshot_path
+
+    p, e, pool_config, b = config.ppo, config.env, config.pool, config.batched
+    # ---- seeding: everything random derives from config.seed (a resume reseeds from the seed and the step)
+    torch.set_num_threads(config.torch_threads)
+    torch.manual_seed(config.seed)
+    device = torch.device(b.device)
+    learner = Learner(config, device)
+    model = learner.policy
+    if saved is not None:
+        state, tensors = saved
+        restore(learner, tensors, state, source=str(run_dir / "resume"))
+        _write_config(run_dir, config)
+        _restore_files(run_dir, state)
+        if state["steps"] < config.total_steps:
+            if state["steps"] > 0:
+                state["resumed_at"].append(int(state["steps"]))
+            state["complete"] = False
+    else:
+        state = {"snapshots": [], "elo": {"learner": 1000.0}, "best": None, "last_eval_step": None, "evals": 0,
+                 "steps": 0, "next_snapshot": max(pool_config.snapshot_every, pool_config.baseline_only_steps),
+                 "next_eval": config.eval.every or config.total_steps, "next_checkpoint": config.checkpoint_every,
+                 "resumed_at": [], "imitation": {}, "complete": False}
+        if p.init_from:  # the actor starts from a checkpoint's weights; the critic starts fresh
+            from agents.ppo_agent import read_checkpoint
+
+            load_actor_tensors(model.actor, read_checkpoint(p.init_from)[0])
+    start_step = int(state["steps"])
+    run_seed = int(np.random.SeedSequence([config.seed, start_step]).generate_state(1)[0])
+    generator = torch.Generator(device=device).manual_seed(run_seed)
+
+    def draw(*shape: int) -> torch.Tensor:
+        return torch.rand(*shape, generator=generator, device=device)
+
+    # ---- the tables
+    options = table_options(config, b.num_tables, config.seed)
+    env = BatchedUno(b.num_tables, max_players=e.max_players, episode=e.episode, reward=e.reward,
+                     max_turns=e.max_turns, device=device, seed=run_seed % 2**31, **options)
+    seats = env.num_seats
+    num_players = env.tables.num_players
+    rows_all = torch.arange(b.num_tables, device=device)
+
+    # ---- the pool: kinds are baselines, then snapshots (ids only grow; unused kinds are dropped)
+    kinds: dict[int, Opponent] = {}
+    baseline_ids = []
+    for spec in pool_config.baselines:
+        found = next((i for i, k in kinds.items() if k.name == spec), None)
+        if found is None:
+            found = len(kinds)
+            kinds[found] = load_opponent(spec, config, device)
+        baseline_ids.append(found)
+    baseline_ids_t = torch.tensor(baseline_ids, device=device)
+    snapshot_ids: list[int] = []  # the pool's snapshots, oldest first (kind ids)
+    next_kind = len(kinds)
+
+    def add_snapshot(name: str, actor: Actor) -> None:
+        nonlocal next_kind
+        frozen = copy.deepcopy(actor).eval().requires_grad_(False)
+        kinds[next_kind] = Opponent(name, frozen, deterministic=pool_config.deterministic)
+        snapshot_ids.append(next_kind)
+        next_kind += 1
+
+    from agents.ppo_agent import read_checkpoint
+
+    for name in state["snapshots"]:
+        tensors_, meta_ = read_checkpoint(snapshot_path(run_dir, name))
+        add_snapshot(name, actor_from_tensors(tensors_, meta_, device))
+
+    def draw_seats(m: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """For the tables ``m`` (bool, B): the learner's seat and every seat's opponent kind."""
+        seat = (draw(b.num_tables) * num_players).long().clamp(max=num_players - 1)
+        pick_baseline = baseline_ids_t[(draw(b.num_tables, seats) * len(baseline_ids)).long().clamp(
+            max=len(baseline_ids) - 1)]
+        self_play = bool(snapshot_ids) and learner.num_timesteps >= pool_config.baseline_only_steps
+        kind = pick_baseline
+        if self_play:
+            snaps = torch.tensor(snapshot_ids, device=device)
+            older = snaps[(draw(b.num_tables, seats) * max(1, len(snapshot_ids) - 1)).long().clamp(
+                max=max(0, len(snapshot_ids) - 2))]
+            latest = draw(b.num_tables, seats).lt(pool_config.latest_share) | (len(snapshot_ids) == 1)
+            snapshot = torch.where(latest, snaps[-1], older)
+            kind = torch.where(draw(b.num_tables, seats).lt(pool_config.baseline_share), pick_baseline, snapshot)
+        return torch.where(m, seat, learner_seat), torch.where(m[:, None], kind, seat_kind)
+
+    learner_seat = torch.zeros(b.num_tables, dtype=torch.int64, device=device)
+    seat_kind = torch.zeros(b.num_tables, seats, dtype=torch.int64, device=device)
+    learner_seat, seat_kind = draw_seats(torch.ones(b.num_tables, dtype=torch.bool, device=device))
+    env_state = env.reset()
+
+    def critic_input(observations: torch.Tensor, rows: torch.Tensor, seat: torch.Tensor) -> torch.Tensor:
+        if not p.privileged_critic:
+            return observations
+        return torch.cat([observations, privileged_features(env.tables, rows, seat, e.max_players)], 1)
+
+    def export(path: Path) -> None:
+        from agents.ppo_agent import write_checkpoint
+
+        write_checkpoint(path, actor_tensors(model.actor), checkpoint_metadata(config, learner.num_timesteps))
+
+    def save(complete: bool = False) -> None:
+        evaluated = state.get("last_eval_step") == learner.num_timesteps
+        save_checkpoint(learner, config, run_dir, state, last_evaluation if evaluated else None, complete=complete,
+                        export=export)
+
+    writer = None
+    if config.tensorboard:
+        from torch.utils.tensorboard import SummaryWriter
+
+        writer = SummaryWriter(str(run_dir / "tb"))
+
+    def log_scalars(scalars: dict[str, float]) -> None:
+        if writer is not None:
+            for key, value in scalars.items():
+                writer.add_scalar(key, value, learner.num_timesteps)
+
+    last_evaluation: dict[str, Any] | None = None
+
+    def evaluate() -> bool:
+        """Evaluate ``last`` on CPU with the tournament harness; False if a stop request came."""
+        nonlocal last_evaluation
+        last = run_dir / "last.safetensors"
+        export(last)
+        started = time.perf_counter()
+        progress.log(f"[eval @ {learner.num_timesteps} steps] {len(config.eval.matchups)} matchups, "
+                     f"{config.eval.games} games each")
+        try:
+            with stop.immediate():
+                result = evaluate_checkpoint(last, config, log=progress.log)
+        except TrainingInterrupted:
+            save()
+            return False
+        result["eval_seconds"] = round(time.perf_counter() - started, 1)
+        log_scalars(record_evaluation(run_dir, state, result, learner.num_timesteps, progress.log))
+        last_evaluation = result
+        return True
+
+    # ---- the loop
+    rollout_size = p.n_envs * p.n_steps
+    obs_size = observation_size(e.max_players)
+    hidden_size = privileged_size(e.max_players) if p.privileged_critic else 0
+    buffer = Rollout.empty(rollout_size + b.num_tables, obs_size, hidden_size, device)
+    stats = torch.zeros(4, device=device)  # episodes, learner wins, truncated, decisions
+    kind_games = torch.zeros(0, device=device)
+    kind_wins = torch.zeros(0, device=device)
+    episode_turns = torch.zeros(b.num_tables, device=device)
+    interrupted = False
+    last_line = time.perf_counter()
+    with stop.deferred():
+        if saved is None:
+            save()
+        with Progress("[train]", config.total_steps, "steps", enabled=show) as progress:
+            progress.update(learner.num_timesteps)
+            while learner.num_timesteps < config.total_steps and not interrupted:
+                started = time.perf_counter()
+                # ---- rollout: step every table until enough learner steps are stored
+                buffer.size = 0
+                slots, rewards, dones, bootstraps = [], [], [], []
+                size = max(kinds) + 1
+                if kind_games.numel() < size:
+                    kind_games = torch.cat([kind_games, torch.zeros(size - kind_games.numel(), device=device)])
+                    kind_wins = torch.cat([kind_wins, torch.zeros(size - kind_wins.numel(), device=device)])
+                while buffer.size < rollout_size:
+                    if stop.requested:
+                        interrupted = True
+                        break
+                    current, mask, observation = env_state.current_player, env_state.action_mask, env_state.observation
+                    forced = mask.sum(1).eq(1)
+                    actions = mask.to(torch.uint8).argmax(1)  # the single legal action where forced
+                    at_learner = current.eq(learner_seat)
+                    learns = at_learner & ~forced if e.skip_forced else at_learner
+                    slot = torch.full((b.num_tables,), -1, dtype=torch.int64, device=device)
+                    rows = learns.nonzero()[:, 0]
+                    if rows.numel():
+                        with torch.no_grad():
+                            obs_rows, mask_rows = observation[rows], mask[rows]
+                            chosen, log_prob = sample_actions(model.actor(obs_rows), mask_rows, generator)
+                            critic_rows = critic_input(obs_rows, rows, learner_seat[rows])
+                            value = model.critic(critic_rows)
+                        actions[rows] = chosen
+                        slot[rows] = buffer.add(obs_rows, critic_rows[:, obs_size:], mask_rows, chosen, log_prob, value)
+                    kind_now = seat_kind.gather(1, current[:, None])[:, 0]
+                    kind_now = torch.where(~at_learner & ~forced, kind_now, -1)
+                    for kind_id, opponent in kinds.items():
+                        their = (kind_now == kind_id).nonzero()[:, 0]
+                        if their.numel():
+                            actions[their] = opponent.act(observation[their], mask[their], generator)
+                    truncating: torch.Tensor | None = None
+                    hidden_before = torch.zeros(0, hidden_size, device=device)
+                    if p.privileged_critic and e.truncation_reward == 0:
+                        truncating = env.tables.turns.ge(e.max_turns - 1).nonzero()[:, 0]
+                        if truncating.numel():
+                            hidden_before = privileged_features(env.tables, truncating, learner_seat[truncating],
+                                                                e.max_players)
+                    env_state = env.step(actions, final_observer=learner_seat)
+                    reward = env_state.rewards.gather(1, learner_seat[:, None])[:, 0] * e.reward_scale
+                    ended = env_state.terminated | env_state.truncated
+                    bootstrap = torch.zeros(b.num_tables, device=device)
+                    if e.truncation_reward != 0:
+                        reward = torch.where(env_state.truncated, e.truncation_reward, reward)
+                    elif env_state.ended_tables.numel():
+                        cut = env_state.truncated[env_state.ended_tables]
+                        if bool(cut.any()):
+                            tables = env_state.ended_tables[cut]
+                            final = env_state.ended_observation[cut]
+                            if p.privileged_critic:
+                                assert truncating is not None
+                                where = (truncating[:, None] == tables[None, :]).float().argmax(0)
+                                final = torch.cat([final, hidden_before[where]], 1)
+                            with torch.no_grad():
+                                bootstrap[tables] = model.critic(final)
+                    slots.append(slot)
+                    rewards.append(reward)
+                    dones.append(ended)
+                    bootstraps.append(bootstrap)
+                    # ---- episode statistics, then new seats where a new episode was dealt
+                    episode_turns += 1
+                    won = (reward > 0) & env_state.terminated
+                    present = torch.arange(seats, device=device)[None, :].lt(num_players[:, None])
+                    opponent_seats = present & torch.arange(seats, device=device)[None, :].ne(learner_seat[:, None])
+                    sat = torch.nn.functional.one_hot(seat_kind, size).mul(opponent_seats[..., None]).amax(1)
+                    sat = sat.float() * ended[:, None]
+                    kind_games += sat.sum(0)
+                    kind_wins += (sat * won[:, None]).sum(0)
+                    stats += torch.stack([ended.sum(), won.sum(), env_state.truncated.sum(),
+                                          (episode_turns * ended).sum()]).float()
+                    episode_turns = torch.where(ended, 0.0, episode_turns)
+                    learner_seat, seat_kind = draw_seats(ended)
+                if interrupted:
+                    break
+                steps_taken = buffer.size
+                # ---- advantages
+                with torch.no_grad():
+                    last_rows = rows_all
+                    last_obs = env.observe(learner_seat)
+                    last_values = model.critic(critic_input(last_obs, last_rows, learner_seat))
+                    n = buffer.size
+                    advantages = gae(torch.stack(slots), torch.stack(rewards), torch.stack(dones),
+                                     torch.stack(bootstraps), buffer.values[:n], last_values, p.gamma, p.gae_lambda)
+                    returns = advantages + buffer.values[:n]
+                rollout_seconds = time.perf_counter() - started
+                # ---- PPO epochs over shuffled minibatches
+                learner.num_timesteps += steps_taken
+                policy_on = learner.num_timesteps > b.value_warmup_steps
+                update_started = time.perf_counter()
+                metrics = ppo_update(model, buffer, advantages, returns, n, config, generator, policy_on)
+                learner._n_updates += p.n_epochs
+                update_seconds = time.perf_counter() - update_started
+                # ---- logging
+                episodes, wins, truncated, decisions = stats.tolist()
+                learner._episode_num += int(episodes)
+                scalars = dict(metrics)
+                scalars.update({"time/steps_per_second": steps_taken / (time.perf_counter() - started),
+                                "time/rollout_share": rollout_seconds / (rollout_seconds + update_seconds)})
+                if episodes:
+                    scalars.update({"rollout/learner_win_rate": wins / episodes, "episodes/length": decisions / episodes,
+                                    "episodes/truncated_share": truncated / episodes})
+                games, won_games = kind_games.tolist(), kind_wins.tolist()
+                for kind_id, opponent in kinds.items():
+                    if games[kind_id]:
+                        scalars[f"pool/win_rate_vs/{opponent.name}"] = won_games[kind_id] / games[kind_id]
+                scalars["pool/snapshots"] = len(state["snapshots"])
+                log_scalars(scalars)
+                if time.perf_counter() - last_line >= LOG_EVERY_SECONDS:
+                    last_line = time.perf_counter()
+                    wins_text = f"learner won {100 * wins / episodes:.1f}% of {int(episodes)} episodes, " if episodes else ""
+                    progress.log(f"[train] step {learner.num_timesteps:,}: {scalars['time/steps_per_second']:.0f} "
+                                 f"steps/s, {wins_text}entropy {metrics['train/entropy']:.3f}, explained variance "
+                                 f"{metrics['train/explained_variance']:.2f}")
+                stats.zero_()
+                kind_games.zero_()
+                kind_wins.zero_()
+                # ---- snapshots, evaluation, checkpoints
+                steps = learner.num_timesteps
+                if steps >= state["next_snapshot"]:
+                    if steps >= pool_config.baseline_only_steps:
+                        name = f"snap_{steps}"
+                        path = snapshot_path(run_dir, name)
+                        path.parent.mkdir(parents=True, exist_ok=True)
+                        export(path)
+                        state["snapshots"].append(name)
+                        add_snapshot(name, model.actor)
+                        while len(state["snapshots"]) > pool_config.size:
+                            state["snapshots"].pop(0)
+                            snapshot_ids.pop(0)
+                    state["next_snapshot"] = steps + pool_config.snapshot_every
+                in_use = set(seat_kind.unique().tolist()) | set(baseline_ids) | set(snapshot_ids)
+                for kind_id in [k for k in kinds if k not in in_use]:
+                    del kinds[kind_id]
+                if config.eval.every and steps >= state["next_eval"]:
+                    if not evaluate():
+                        interrupted = True
+                        break
+                    state["next_eval"] = steps + config.eval.every
+                if steps >= state["next_checkpoint"]:
+                    save()
+                    state["next_checkpoint"] = steps + config.checkpoint_every
+                progress.update(steps)
+            if interrupted:
+                if state["steps"] != learner.num_timesteps or not (run_dir / "resume" / "state.json").exists():
+                    save()
+            else:
+                if state.get("last_eval_step") != learner.num_timesteps:
+                    if state["steps"] != learner.num_timesteps:
+                        save()  # a run stopped during its final evaluation resumes with no step lost
+                    if not evaluate():
+                        interrupted = True
+                if not interrupted:
+                    save(complete=True)
+    if writer is not None:
+        writer.close()
+    if interrupted:
+        raise TrainingInterrupted(stop.signum or signal.SIGINT)
+
+
+def ppo_update(model: ActorCritic, buffer: Rollout, advantages: torch.Tensor, returns: torch.Tensor, n: int,
+               config: TrainConfig, generator: torch.Generator, policy_on: bool = True) -> dict[str, float]:
+    """``ppo.n_epochs`` passes of SB3's clipped PPO loss over shuffled minibatches; returns the mean statistics."""
+    p = config.ppo
+    minibatches = max(1, round(n / p.batch_size))
+    totals = torch.zeros(6, device=advantages.device)
+    count = 0
+    for _ in range(p.n_epochs):
+        order = torch.randperm(n, generator=generator, device=advantages.device)
+        for index in order.chunk(minibatches):
+            observations = buffer.observations[index]
+            logits = model.actor(observations).masked_fill(~buffer.masks[index], MASKED)
+            log_probs = torch.log_softmax(logits, dim=1)
+            new_log_prob = log_probs.gather(1, buffer.actions[index][:, None])[:, 0]
+            entropy = -(log_probs.exp() * log_probs).sum(1).mean()
+            advantage = advantages[index]
+            if advantage.numel() > 1:
+                advantage = (advantage - advantage.mean()) / (advantage.std() + 1e-8)
+            log_ratio = new_log_prob - buffer.log_probs[index]
+            ratio = log_ratio.exp()
+            policy_loss = torch.max(-advantage * ratio,
+                                    -advantage * ratio.clamp(1 - p.clip_range, 1 + p.clip_range)).mean()
+            critic_in = torch.cat([observations, buffer.hidden[index]], 1) if p.privileged_critic else observations
+            value_loss = torch.nn.functional.mse_loss(model.critic(critic_in), returns[index])
+            loss = p.vf_coef * value_loss
+            if policy_on:
+                loss = loss + policy_loss - p.ent_coef * entropy
+            model.optimizer.zero_grad(set_to_none=True)
+            loss.backward()
+            nn.utils.clip_grad_norm_(model.parameters(), p.max_grad_norm)
+            model.optimizer.step()
+            with torch.no_grad():
+                approx_kl = ((ratio - 1) - log_ratio).mean()
+                clipped = (ratio - 1).abs().gt(p.clip_range).float().mean()
+                totals += torch.stack([policy_loss.detach(), value_loss.detach(), entropy.detach(), approx_kl,
+                                       clipped, loss.detach()])
+            count += 1
+    values = buffer.values[:n]
+    variance = returns.var()
+    explained = 1 - (returns - values).var() / variance if variance > 0 else torch.zeros(())
+    means = (totals / count).tolist()
+    return {"train/policy_loss": means[0], "train/value_loss": means[1], "train/entropy": means[2],
+            "train/approx_kl": means[3], "train/clip_fraction": means[4], "train/loss": means[5],
+            "train/explained_variance": float(explained)}
+
