@@ -79,7 +79,7 @@ import copy
 import math
 import signal
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -365,20 +365,222 @@ def gae(slots: torch.Tensor, rewards: torch.Tensor, dones: torch.Tensor, bootstr
     return advantages
 
 
+# ====================================================================== self-play: tables, seats, pool, rollouts
+@dataclass
+class Steps:
+    """Per env step of a rollout, per table: the learner step's row in the rollout (-1: none), the
+    learner's reward, whether its episode ended, and the value to bootstrap an ended episode with."""
+
+    slots: list[torch.Tensor]
+    rewards: list[torch.Tensor]
+    dones: list[torch.Tensor]
+    bootstraps: list[torch.Tensor]
+
+
+class SelfPlay:
+    """The tables, who sits where, the opponent pool, and the rollout (see the module docstring)."""
+
+    def __init__(self, config: TrainConfig, device: torch.device, seed: int, generator: torch.Generator,
+                 steps: Callable[[], int]) -> None:
+        self.config, self.device, self.generator, self.steps = config, device, generator, steps
+        e, b = config.env, config.batched
+        self.env = BatchedUno(b.num_tables, max_players=e.max_players, episode=e.episode, reward=e.reward,
+                              max_turns=e.max_turns, device=device, seed=seed % 2**31,
+                              **table_options(config, b.num_tables, config.seed))
+        self.num_tables, self.seats = b.num_tables, self.env.num_seats
+        self.num_players = self.env.tables.num_players
+        self.obs_size = observation_size(e.max_players)
+        self.hidden_size = privileged_size(e.max_players) if config.ppo.privileged_critic else 0
+        # The pool: kind ids index ``kinds``; they only grow, and a kind no seat uses any more is dropped.
+        self.kinds: dict[int, Opponent] = {}
+        self.baseline_ids: list[int] = []
+        for spec in config.pool.baselines:
+            found = next((i for i, k in self.kinds.items() if k.name == spec), None)
+            if found is None:
+                found = len(self.kinds)
+                self.kinds[found] = load_opponent(spec, config, device)
+            self.baseline_ids.append(found)
+        self.snapshot_ids: list[int] = []  # the pool's snapshots, oldest first
+        self._next_kind = len(self.kinds)
+        everyone = torch.ones(self.num_tables, dtype=torch.bool, device=device)
+        self.learner_seat = torch.zeros(self.num_tables, dtype=torch.int64, device=device)
+        self.seat_kind = torch.zeros(self.num_tables, self.seats, dtype=torch.int64, device=device)
+        self.draw_seats(everyone)
+        self.state = self.env.reset()
+        self._episode_turns = torch.zeros(self.num_tables, device=device)
+        self._stats = torch.zeros(4, device=device)  # episodes, learner wins, truncated, decisions
+        self._kind_games = torch.zeros(0, device=device)
+        self._kind_wins = torch.zeros(0, device=device)
+
+    # ---------------------------------------------------------------- the pool
+    def add_snapshot(self, name: str, actor: Actor, limit: int) -> None:
+        """A frozen copy of ``actor`` joins the pool as the newest snapshot (the oldest leaves past ``limit``)."""
+        frozen = copy.deepcopy(actor).eval().requires_grad_(False)
+        self.kinds[self._next_kind] = Opponent(name, frozen, deterministic=self.config.pool.deterministic)
+        self.snapshot_ids.append(self._next_kind)
+        self._next_kind += 1
+        del self.snapshot_ids[:-limit]
+
+    def drop_unused_kinds(self) -> None:
+        """Forget kinds out of the pool that no seat plays any more."""
+        in_use = set(self.seat_kind.unique().tolist()) | set(self.baseline_ids) | set(self.snapshot_ids)
+        for kind_id in [k for k in self.kinds if k not in in_use]:
+            del self.kinds[kind_id]
+
+    def _uniform(self, *shape: int) -> torch.Tensor:
+        return torch.rand(*shape, generator=self.generator, device=self.device)
+
+    def _pick(self, ids: list[int], shape: tuple[int, ...]) -> torch.Tensor:
+        """Uniform draws from ``ids``."""
+        index = (self._uniform(*shape) * len(ids)).long().clamp(max=len(ids) - 1)
+        return torch.tensor(ids, device=self.device)[index]
+
+    def draw_seats(self, m: torch.Tensor) -> None:
+        """At the tables ``m`` (a new episode): the learner's seat and every other seat's opponent."""
+        pool = self.config.pool
+        shape = (self.num_tables, self.seats)
+        seat = (self._uniform(self.num_tables) * self.num_players).long().clamp(max=self.num_players - 1)
+        kind = self._pick(self.baseline_ids, shape)
+        if self.snapshot_ids and self.steps() >= pool.baseline_only_steps:
+            older = self._pick(self.snapshot_ids[:-1] or self.snapshot_ids, shape)
+            snapshot = torch.where(self._uniform(*shape).lt(pool.latest_share), self.snapshot_ids[-1], older)
+            kind = torch.where(self._uniform(*shape).lt(pool.baseline_share), kind, snapshot)
+        self.learner_seat = torch.where(m, seat, self.learner_seat)
+        self.seat_kind = torch.where(m[:, None], kind, self.seat_kind)
+
+    # ---------------------------------------------------------------- inputs of the critic
+    def critic_input(self, observations: torch.Tensor, rows: torch.Tensor, seat: torch.Tensor) -> torch.Tensor:
+        """The observations, followed by the hidden cards when the critic is privileged."""
+        if not self.hidden_size:
+            return observations
+        return torch.cat([observations, privileged_features(self.env.tables, rows, seat, self.config.env.max_players)], 1)
+
+    def last_values(self, model: ActorCritic) -> torch.Tensor:
+        """(B,) the critic's value of every table's position, from the learner's seat."""
+        rows = torch.arange(self.num_tables, device=self.device)
+        with torch.no_grad():
+            return model.critic(self.critic_input(self.env.observe(self.learner_seat), rows, self.learner_seat))
+
+    # ---------------------------------------------------------------- the rollout
+    def rollout(self, model: ActorCritic, buffer: Rollout, size: int, stop: StopRequests | None = None) -> Steps | None:
+        """Step every table until ``buffer`` holds at least ``size`` learner steps; None if a stop was requested."""
+        e = self.config.env
+        b = self.num_tables
+        device = self.device
+        buffer.size = 0
+        steps = Steps([], [], [], [])
+        kinds = max(self.kinds) + 1
+        if self._kind_games.numel() < kinds:
+            grow = torch.zeros(kinds - self._kind_games.numel(), device=device)
+            self._kind_games, self._kind_wins = torch.cat([self._kind_games, grow]), torch.cat([self._kind_wins, grow])
+        seat_numbers = torch.arange(self.seats, device=device)[None, :]
+        present = seat_numbers.lt(self.num_players[:, None])
+        while buffer.size < size:
+            if stop is not None and stop.requested:
+                return None
+            state = self.state
+            current, mask, observation = state.current_player, state.action_mask, state.observation
+            forced = mask.sum(1).eq(1)
+            actions = mask.to(torch.uint8).argmax(1)  # the single legal action where forced
+            at_learner = current.eq(self.learner_seat)
+            learns = at_learner & ~forced if e.skip_forced else at_learner
+            slot = torch.full((b,), -1, dtype=torch.int64, device=device)
+            rows = learns.nonzero()[:, 0]
+            if rows.numel():
+                with torch.no_grad():
+                    obs_rows, mask_rows = observation[rows], mask[rows]
+                    chosen, log_prob = sample_actions(model.actor(obs_rows), mask_rows, self.generator)
+                    critic_rows = self.critic_input(obs_rows, rows, self.learner_seat[rows])
+                    value = model.critic(critic_rows)
+                actions[rows] = chosen
+                slot[rows] = buffer.add(obs_rows, critic_rows[:, self.obs_size:], mask_rows, chosen, log_prob, value)
+            kind_now = self.seat_kind.gather(1, current[:, None])[:, 0]
+            kind_now = torch.where(~at_learner & ~forced, kind_now, -1)
+            for kind_id, opponent in self.kinds.items():  # one forward pass per kind of opponent
+                their = (kind_now == kind_id).nonzero()[:, 0]
+                if their.numel():
+                    actions[their] = opponent.act(observation[their], mask[their], self.generator)
+            truncating = torch.zeros(0, dtype=torch.int64, device=device)
+            hidden_before = torch.zeros(0, self.hidden_size, device=device)
+            if self.hidden_size and e.truncation_reward == 0:
+                truncating = self.env.tables.turns.ge(e.max_turns - 1).nonzero()[:, 0]
+                if truncating.numel():
+                    hidden_before = privileged_features(self.env.tables, truncating, self.learner_seat[truncating],
+                                                        e.max_players)
+            self.state = state = self.env.step(actions, final_observer=self.learner_seat)
+            reward = state.rewards.gather(1, self.learner_seat[:, None])[:, 0] * e.reward_scale
+            ended = state.terminated | state.truncated
+            bootstrap = torch.zeros(b, device=device)
+            if e.truncation_reward != 0:
+                reward = torch.where(state.truncated, e.truncation_reward, reward)
+            elif state.ended_tables.numel():
+                cut = state.truncated[state.ended_tables]
+                if bool(cut.any()):
+                    tables = state.ended_tables[cut]
+                    final = state.ended_observation[cut]
+                    if self.hidden_size:
+                        where = (truncating[:, None] == tables[None, :]).float().argmax(0)
+                        final = torch.cat([final, hidden_before[where]], 1)
+                    with torch.no_grad():
+                        bootstrap[tables] = model.critic(final)
+            steps.slots.append(slot)
+            steps.rewards.append(reward)
+            steps.dones.append(ended)
+            steps.bootstraps.append(bootstrap)
+            # episode statistics, then new seats where a new episode was dealt
+            self._episode_turns += 1
+            won = (reward > 0) & state.terminated
+            opponent_seats = present & seat_numbers.ne(self.learner_seat[:, None])
+            sat = torch.nn.functional.one_hot(self.seat_kind, kinds).mul(opponent_seats[..., None]).amax(1)
+            sat = sat.float() * ended[:, None]
+            self._kind_games += sat.sum(0)
+            self._kind_wins += (sat * won[:, None]).sum(0)
+            self._stats += torch.stack([ended.sum(), won.sum(), state.truncated.sum(),
+                                        (self._episode_turns * ended).sum()]).float()
+            self._episode_turns = torch.where(ended, 0.0, self._episode_turns)
+            self.draw_seats(ended)
+        return steps
+
+    def statistics(self) -> dict[str, float]:
+        """The episodes ended since the last call: TensorBoard scalars (``episodes/count`` among them)."""
+        episodes, wins, truncated, decisions = self._stats.tolist()
+        scalars = {"episodes/count": episodes}
+        if episodes:
+            scalars.update({"rollout/learner_win_rate": wins / episodes, "episodes/length": decisions / episodes,
+                            "episodes/truncated_share": truncated / episodes})
+        games, won = self._kind_games.tolist(), self._kind_wins.tolist()
+        for kind_id, opponent in self.kinds.items():
+            if kind_id < len(games) and games[kind_id]:
+                scalars[f"pool/win_rate_vs/{opponent.name}"] = won[kind_id] / games[kind_id]
+        self._stats.zero_()
+        self._kind_games.zero_()
+        self._kind_wins.zero_()
+        return scalars
+
+
 # ====================================================================== the run
 def run_batched(config: TrainConfig, run_dir: Path, saved: tuple[dict[str, Any], dict[str, Any]] | None,
                 stop: StopRequests, show: bool) -> None:
     """Train (or resume) ``config`` into ``run_dir`` (called by ``training.train.train``); raises
     ``TrainingInterrupted`` after a Ctrl-C or SIGTERM, once the checkpoint is written."""
-    from .resume import restore
-    from .train import _restore_files, _write_config, checkpoint_metadata, evaluate_checkpoint, record_evaluation
-    from .train import save_checkpoint, snapshot_path
+    from agents.ppo_agent import read_checkpoint, write_checkpoint
 
-    p, e, pool_config, b = config.ppo, config.env, config.pool, config.batched
+    from .resume import restore
+    from .train import (
+        _restore_files,
+        _write_config,
+        checkpoint_metadata,
+        evaluate_checkpoint,
+        record_evaluation,
+        save_checkpoint,
+        snapshot_path,
+    )
+
+    p, pool = config.ppo, config.pool
     # ---- seeding: everything random derives from config.seed (a resume reseeds from the seed and the step)
     torch.set_num_threads(config.torch_threads)
     torch.manual_seed(config.seed)
-    device = torch.device(b.device)
+    device = torch.device(config.batched.device)
     learner = Learner(config, device)
     model = learner.policy
     if saved is not None:
@@ -392,84 +594,22 @@ def run_batched(config: TrainConfig, run_dir: Path, saved: tuple[dict[str, Any],
             state["complete"] = False
     else:
         state = {"snapshots": [], "elo": {"learner": 1000.0}, "best": None, "last_eval_step": None, "evals": 0,
-                 "steps": 0, "next_snapshot": max(pool_config.snapshot_every, pool_config.baseline_only_steps),
+                 "steps": 0, "next_snapshot": max(pool.snapshot_every, pool.baseline_only_steps),
                  "next_eval": config.eval.every or config.total_steps, "next_checkpoint": config.checkpoint_every,
                  "resumed_at": [], "imitation": {}, "complete": False}
         if p.init_from:  # the actor starts from a checkpoint's weights; the critic starts fresh
-            from agents.ppo_agent import read_checkpoint
-
             load_actor_tensors(model.actor, read_checkpoint(p.init_from)[0])
-    start_step = int(state["steps"])
-    run_seed = int(np.random.SeedSequence([config.seed, start_step]).generate_state(1)[0])
+    run_seed = int(np.random.SeedSequence([config.seed, int(state["steps"])]).generate_state(1)[0])
     generator = torch.Generator(device=device).manual_seed(run_seed)
-
-    def draw(*shape: int) -> torch.Tensor:
-        return torch.rand(*shape, generator=generator, device=device)
-
-    # ---- the tables
-    options = table_options(config, b.num_tables, config.seed)
-    env = BatchedUno(b.num_tables, max_players=e.max_players, episode=e.episode, reward=e.reward,
-                     max_turns=e.max_turns, device=device, seed=run_seed % 2**31, **options)
-    seats = env.num_seats
-    num_players = env.tables.num_players
-    rows_all = torch.arange(b.num_tables, device=device)
-
-    # ---- the pool: kinds are baselines, then snapshots (ids only grow; unused kinds are dropped)
-    kinds: dict[int, Opponent] = {}
-    baseline_ids = []
-    for spec in pool_config.baselines:
-        found = next((i for i, k in kinds.items() if k.name == spec), None)
-        if found is None:
-            found = len(kinds)
-            kinds[found] = load_opponent(spec, config, device)
-        baseline_ids.append(found)
-    baseline_ids_t = torch.tensor(baseline_ids, device=device)
-    snapshot_ids: list[int] = []  # the pool's snapshots, oldest first (kind ids)
-    next_kind = len(kinds)
-
-    def add_snapshot(name: str, actor: Actor) -> None:
-        nonlocal next_kind
-        frozen = copy.deepcopy(actor).eval().requires_grad_(False)
-        kinds[next_kind] = Opponent(name, frozen, deterministic=pool_config.deterministic)
-        snapshot_ids.append(next_kind)
-        next_kind += 1
-
-    from agents.ppo_agent import read_checkpoint
-
+    play = SelfPlay(config, device, run_seed, generator, lambda: learner.num_timesteps)
     for name in state["snapshots"]:
         tensors_, meta_ = read_checkpoint(snapshot_path(run_dir, name))
-        add_snapshot(name, actor_from_tensors(tensors_, meta_, device))
-
-    def draw_seats(m: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        """For the tables ``m`` (bool, B): the learner's seat and every seat's opponent kind."""
-        seat = (draw(b.num_tables) * num_players).long().clamp(max=num_players - 1)
-        pick_baseline = baseline_ids_t[(draw(b.num_tables, seats) * len(baseline_ids)).long().clamp(
-            max=len(baseline_ids) - 1)]
-        self_play = bool(snapshot_ids) and learner.num_timesteps >= pool_config.baseline_only_steps
-        kind = pick_baseline
-        if self_play:
-            snaps = torch.tensor(snapshot_ids, device=device)
-            older = snaps[(draw(b.num_tables, seats) * max(1, len(snapshot_ids) - 1)).long().clamp(
-                max=max(0, len(snapshot_ids) - 2))]
-            latest = draw(b.num_tables, seats).lt(pool_config.latest_share) | (len(snapshot_ids) == 1)
-            snapshot = torch.where(latest, snaps[-1], older)
-            kind = torch.where(draw(b.num_tables, seats).lt(pool_config.baseline_share), pick_baseline, snapshot)
-        return torch.where(m, seat, learner_seat), torch.where(m[:, None], kind, seat_kind)
-
-    learner_seat = torch.zeros(b.num_tables, dtype=torch.int64, device=device)
-    seat_kind = torch.zeros(b.num_tables, seats, dtype=torch.int64, device=device)
-    learner_seat, seat_kind = draw_seats(torch.ones(b.num_tables, dtype=torch.bool, device=device))
-    env_state = env.reset()
-
-    def critic_input(observations: torch.Tensor, rows: torch.Tensor, seat: torch.Tensor) -> torch.Tensor:
-        if not p.privileged_critic:
-            return observations
-        return torch.cat([observations, privileged_features(env.tables, rows, seat, e.max_players)], 1)
+        play.add_snapshot(name, actor_from_tensors(tensors_, meta_, device), pool.size)
 
     def export(path: Path) -> None:
-        from agents.ppo_agent import write_checkpoint
-
         write_checkpoint(path, actor_tensors(model.actor), checkpoint_metadata(config, learner.num_timesteps))
+
+    last_evaluation: dict[str, Any] | None = None
 
     def save(complete: bool = False) -> None:
         evaluated = state.get("last_eval_step") == learner.num_timesteps
@@ -487,9 +627,7 @@ def run_batched(config: TrainConfig, run_dir: Path, saved: tuple[dict[str, Any],
             for key, value in scalars.items():
                 writer.add_scalar(key, value, learner.num_timesteps)
 
-    last_evaluation: dict[str, Any] | None = None
-
-    def evaluate() -> bool:
+    def evaluate(progress: Progress) -> bool:
         """Evaluate ``last`` on CPU with the tournament harness; False if a stop request came."""
         nonlocal last_evaluation
         last = run_dir / "last.safetensors"
@@ -508,15 +646,9 @@ def run_batched(config: TrainConfig, run_dir: Path, saved: tuple[dict[str, Any],
         last_evaluation = result
         return True
 
-    # ---- the loop
+    # ---- the loop: rollout -> advantages -> PPO epochs -> snapshots, evaluation, checkpoints
     rollout_size = p.n_envs * p.n_steps
-    obs_size = observation_size(e.max_players)
-    hidden_size = privileged_size(e.max_players) if p.privileged_critic else 0
-    buffer = Rollout.empty(rollout_size + b.num_tables, obs_size, hidden_size, device)
-    stats = torch.zeros(4, device=device)  # episodes, learner wins, truncated, decisions
-    kind_games = torch.zeros(0, device=device)
-    kind_wins = torch.zeros(0, device=device)
-    episode_turns = torch.zeros(b.num_tables, device=device)
+    buffer = Rollout.empty(rollout_size + config.batched.num_tables, play.obs_size, play.hidden_size, device)
     interrupted = False
     last_line = time.perf_counter()
     with stop.deferred():
@@ -524,160 +656,64 @@ def run_batched(config: TrainConfig, run_dir: Path, saved: tuple[dict[str, Any],
             save()
         with Progress("[train]", config.total_steps, "steps", enabled=show) as progress:
             progress.update(learner.num_timesteps)
-            while learner.num_timesteps < config.total_steps and not interrupted:
+            while learner.num_timesteps < config.total_steps:
                 started = time.perf_counter()
-                # ---- rollout: step every table until enough learner steps are stored
-                buffer.size = 0
-                slots, rewards, dones, bootstraps = [], [], [], []
-                size = max(kinds) + 1
-                if kind_games.numel() < size:
-                    kind_games = torch.cat([kind_games, torch.zeros(size - kind_games.numel(), device=device)])
-                    kind_wins = torch.cat([kind_wins, torch.zeros(size - kind_wins.numel(), device=device)])
-                while buffer.size < rollout_size:
-                    if stop.requested:
-                        interrupted = True
-                        break
-                    current, mask, observation = env_state.current_player, env_state.action_mask, env_state.observation
-                    forced = mask.sum(1).eq(1)
-                    actions = mask.to(torch.uint8).argmax(1)  # the single legal action where forced
-                    at_learner = current.eq(learner_seat)
-                    learns = at_learner & ~forced if e.skip_forced else at_learner
-                    slot = torch.full((b.num_tables,), -1, dtype=torch.int64, device=device)
-                    rows = learns.nonzero()[:, 0]
-                    if rows.numel():
-                        with torch.no_grad():
-                            obs_rows, mask_rows = observation[rows], mask[rows]
-                            chosen, log_prob = sample_actions(model.actor(obs_rows), mask_rows, generator)
-                            critic_rows = critic_input(obs_rows, rows, learner_seat[rows])
-                            value = model.critic(critic_rows)
-                        actions[rows] = chosen
-                        slot[rows] = buffer.add(obs_rows, critic_rows[:, obs_size:], mask_rows, chosen, log_prob, value)
-                    kind_now = seat_kind.gather(1, current[:, None])[:, 0]
-                    kind_now = torch.where(~at_learner & ~forced, kind_now, -1)
-                    for kind_id, opponent in kinds.items():
-                        their = (kind_now == kind_id).nonzero()[:, 0]
-                        if their.numel():
-                            actions[their] = opponent.act(observation[their], mask[their], generator)
-                    truncating: torch.Tensor | None = None
-                    hidden_before = torch.zeros(0, hidden_size, device=device)
-                    if p.privileged_critic and e.truncation_reward == 0:
-                        truncating = env.tables.turns.ge(e.max_turns - 1).nonzero()[:, 0]
-                        if truncating.numel():
-                            hidden_before = privileged_features(env.tables, truncating, learner_seat[truncating],
-                                                                e.max_players)
-                    env_state = env.step(actions, final_observer=learner_seat)
-                    reward = env_state.rewards.gather(1, learner_seat[:, None])[:, 0] * e.reward_scale
-                    ended = env_state.terminated | env_state.truncated
-                    bootstrap = torch.zeros(b.num_tables, device=device)
-                    if e.truncation_reward != 0:
-                        reward = torch.where(env_state.truncated, e.truncation_reward, reward)
-                    elif env_state.ended_tables.numel():
-                        cut = env_state.truncated[env_state.ended_tables]
-                        if bool(cut.any()):
-                            tables = env_state.ended_tables[cut]
-                            final = env_state.ended_observation[cut]
-                            if p.privileged_critic:
-                                assert truncating is not None
-                                where = (truncating[:, None] == tables[None, :]).float().argmax(0)
-                                final = torch.cat([final, hidden_before[where]], 1)
-                            with torch.no_grad():
-                                bootstrap[tables] = model.critic(final)
-                    slots.append(slot)
-                    rewards.append(reward)
-                    dones.append(ended)
-                    bootstraps.append(bootstrap)
-                    # ---- episode statistics, then new seats where a new episode was dealt
-                    episode_turns += 1
-                    won = (reward > 0) & env_state.terminated
-                    present = torch.arange(seats, device=device)[None, :].lt(num_players[:, None])
-                    opponent_seats = present & torch.arange(seats, device=device)[None, :].ne(learner_seat[:, None])
-                    sat = torch.nn.functional.one_hot(seat_kind, size).mul(opponent_seats[..., None]).amax(1)
-                    sat = sat.float() * ended[:, None]
-                    kind_games += sat.sum(0)
-                    kind_wins += (sat * won[:, None]).sum(0)
-                    stats += torch.stack([ended.sum(), won.sum(), env_state.truncated.sum(),
-                                          (episode_turns * ended).sum()]).float()
-                    episode_turns = torch.where(ended, 0.0, episode_turns)
-                    learner_seat, seat_kind = draw_seats(ended)
-                if interrupted:
+                steps = play.rollout(model, buffer, rollout_size, stop)
+                if steps is None:  # a stop request: the rollout in progress is dropped
+                    interrupted = True
                     break
-                steps_taken = buffer.size
-                # ---- advantages
+                n = buffer.size
                 with torch.no_grad():
-                    last_rows = rows_all
-                    last_obs = env.observe(learner_seat)
-                    last_values = model.critic(critic_input(last_obs, last_rows, learner_seat))
-                    n = buffer.size
-                    advantages = gae(torch.stack(slots), torch.stack(rewards), torch.stack(dones),
-                                     torch.stack(bootstraps), buffer.values[:n], last_values, p.gamma, p.gae_lambda)
+                    advantages = gae(torch.stack(steps.slots), torch.stack(steps.rewards), torch.stack(steps.dones),
+                                     torch.stack(steps.bootstraps), buffer.values[:n], play.last_values(model),
+                                     p.gamma, p.gae_lambda)
                     returns = advantages + buffer.values[:n]
                 rollout_seconds = time.perf_counter() - started
-                # ---- PPO epochs over shuffled minibatches
-                learner.num_timesteps += steps_taken
-                policy_on = learner.num_timesteps > b.value_warmup_steps
-                update_started = time.perf_counter()
-                metrics = ppo_update(model, buffer, advantages, returns, n, config, generator, policy_on)
+                learner.num_timesteps += n
+                metrics = ppo_update(model, buffer, advantages, returns, n, config, generator,
+                                     policy_on=learner.num_timesteps > config.batched.value_warmup_steps)
                 learner._n_updates += p.n_epochs
-                update_seconds = time.perf_counter() - update_started
-                # ---- logging
-                episodes, wins, truncated, decisions = stats.tolist()
-                learner._episode_num += int(episodes)
-                scalars = dict(metrics)
-                scalars.update({"time/steps_per_second": steps_taken / (time.perf_counter() - started),
-                                "time/rollout_share": rollout_seconds / (rollout_seconds + update_seconds)})
-                if episodes:
-                    scalars.update({"rollout/learner_win_rate": wins / episodes, "episodes/length": decisions / episodes,
-                                    "episodes/truncated_share": truncated / episodes})
-                games, won_games = kind_games.tolist(), kind_wins.tolist()
-                for kind_id, opponent in kinds.items():
-                    if games[kind_id]:
-                        scalars[f"pool/win_rate_vs/{opponent.name}"] = won_games[kind_id] / games[kind_id]
-                scalars["pool/snapshots"] = len(state["snapshots"])
+                elapsed = time.perf_counter() - started
+                scalars = {**metrics, **play.statistics(), "time/steps_per_second": n / elapsed,
+                           "time/rollout_share": rollout_seconds / elapsed, "pool/snapshots": len(state["snapshots"])}
+                learner._episode_num += int(scalars["episodes/count"])
                 log_scalars(scalars)
                 if time.perf_counter() - last_line >= LOG_EVERY_SECONDS:
                     last_line = time.perf_counter()
-                    wins_text = f"learner won {100 * wins / episodes:.1f}% of {int(episodes)} episodes, " if episodes else ""
-                    progress.log(f"[train] step {learner.num_timesteps:,}: {scalars['time/steps_per_second']:.0f} "
-                                 f"steps/s, {wins_text}entropy {metrics['train/entropy']:.3f}, explained variance "
+                    won = scalars.get("rollout/learner_win_rate")
+                    won_text = "" if won is None else f"learner won {100 * won:.1f}% of {scalars['episodes/count']:.0f} episodes, "
+                    progress.log(f"[train] step {learner.num_timesteps:,}: {scalars['time/steps_per_second']:.0f} steps/s, "
+                                 f"{won_text}entropy {metrics['train/entropy']:.3f}, explained variance "
                                  f"{metrics['train/explained_variance']:.2f}")
-                stats.zero_()
-                kind_games.zero_()
-                kind_wins.zero_()
                 # ---- snapshots, evaluation, checkpoints
-                steps = learner.num_timesteps
-                if steps >= state["next_snapshot"]:
-                    if steps >= pool_config.baseline_only_steps:
-                        name = f"snap_{steps}"
+                steps_now = learner.num_timesteps
+                if steps_now >= state["next_snapshot"]:
+                    if steps_now >= pool.baseline_only_steps:
+                        name = f"snap_{steps_now}"
                         path = snapshot_path(run_dir, name)
                         path.parent.mkdir(parents=True, exist_ok=True)
                         export(path)
-                        state["snapshots"].append(name)
-                        add_snapshot(name, model.actor)
-                        while len(state["snapshots"]) > pool_config.size:
-                            state["snapshots"].pop(0)
-                            snapshot_ids.pop(0)
-                    state["next_snapshot"] = steps + pool_config.snapshot_every
-                in_use = set(seat_kind.unique().tolist()) | set(baseline_ids) | set(snapshot_ids)
-                for kind_id in [k for k in kinds if k not in in_use]:
-                    del kinds[kind_id]
-                if config.eval.every and steps >= state["next_eval"]:
-                    if not evaluate():
+                        state["snapshots"] = (state["snapshots"] + [name])[-pool.size:]
+                        play.add_snapshot(name, model.actor, pool.size)
+                    state["next_snapshot"] = steps_now + pool.snapshot_every
+                play.drop_unused_kinds()
+                if config.eval.every and steps_now >= state["next_eval"]:
+                    if not evaluate(progress):
                         interrupted = True
                         break
-                    state["next_eval"] = steps + config.eval.every
-                if steps >= state["next_checkpoint"]:
+                    state["next_eval"] = steps_now + config.eval.every
+                if steps_now >= state["next_checkpoint"]:
                     save()
-                    state["next_checkpoint"] = steps + config.checkpoint_every
-                progress.update(steps)
+                    state["next_checkpoint"] = steps_now + config.checkpoint_every
+                progress.update(steps_now)
             if interrupted:
-                if state["steps"] != learner.num_timesteps or not (run_dir / "resume" / "state.json").exists():
+                if state["steps"] != learner.num_timesteps:
                     save()
             else:
                 if state.get("last_eval_step") != learner.num_timesteps:
                     if state["steps"] != learner.num_timesteps:
                         save()  # a run stopped during its final evaluation resumes with no step lost
-                    if not evaluate():
-                        interrupted = True
+                    interrupted = not evaluate(progress)
                 if not interrupted:
                     save(complete=True)
     if writer is not None:

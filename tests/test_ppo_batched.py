@@ -1,0 +1,316 @@
+"""The batched trainer (``trainer: batched``, ``training.ppo_batched``): on-device self-play PPO over ``BatchedUno``."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+import torch
+
+pytest.importorskip("yaml")
+
+import yaml  # noqa: E402
+
+from agents import PPOAgent  # noqa: E402
+from agents.ppo_agent import read_checkpoint  # noqa: E402
+from agents.tournament import evaluate  # noqa: E402
+from training import critic  # noqa: E402
+from training.config import ConfigError, config_from_dict  # noqa: E402
+from training.ppo_batched import (  # noqa: E402
+    Actor,
+    ActorCritic,
+    Opponent,
+    Rollout,
+    SelfPlay,
+    gae,
+    privileged_features,
+    sample_actions,
+    table_options,
+)
+from training.resume import read_resume  # noqa: E402
+from training.train import train  # noqa: E402
+from uno_env.batched import BatchedUno  # noqa: E402
+from uno_env.core import Rules  # noqa: E402
+from uno_env.core.actions import DRAW, NUM_PLAY_ACTIONS  # noqa: E402
+
+torch.set_num_threads(1)  # small tensors: a second thread only contends for the cores (tenfold slower here)
+
+ROOT = Path(__file__).resolve().parent.parent
+STAND_IN = str(ROOT / "checkpoints" / "classic.safetensors")  # a shipped network playing the rule seats
+
+
+def _tiny(run_dir: Path | str = "", **sections: Any) -> dict[str, Any]:
+    """A batched run of a second or two: 2-4 players, a small network, snapshots, an evaluation at the end."""
+    data: dict[str, Any] = {
+        "trainer": "batched", "name": "tiny", "seed": 5, "total_steps": 1024, "run_dir": str(run_dir),
+        "checkpoint_every": 512, "tensorboard": False, "progress_bar": False,
+        "env": {"edition": "classic", "num_players": [2, 4], "max_turns": 400, "skip_forced": True,
+                "truncation_reward": -1.0},
+        "ppo": {"n_envs": 2, "n_steps": 128, "batch_size": 128, "n_epochs": 2, "hidden": [16],
+                "privileged_critic": True},
+        "pool": {"baselines": ["rule", "random"], "snapshot_every": 256, "size": 2, "baseline_only_steps": 256},
+        "batched": {"num_tables": 16, "rule": f"ppo:path={STAND_IN}"},
+        "eval": {"every": 0, "games": 4, "max_decisions": 400,
+                 "matchups": [{"edition": "classic", "num_players": 2, "opponent": "rule"}]},
+    }
+    for key, value in sections.items():
+        if isinstance(value, dict):
+            data.setdefault(key, {}).update(value)
+        else:
+            data[key] = value
+    return data
+
+
+def _play(data: dict[str, Any], seed: int = 0) -> tuple[SelfPlay, ActorCritic]:
+    config = config_from_dict(data)
+    generator = torch.Generator().manual_seed(seed)
+    torch.manual_seed(seed)
+    return SelfPlay(config, torch.device("cpu"), seed, generator, lambda: 0), ActorCritic(config)
+
+
+def _rollout(play: SelfPlay, model: ActorCritic, size: int = 256) -> tuple[Rollout, Any]:
+    buffer = Rollout.empty(size + play.num_tables, play.obs_size, play.hidden_size, torch.device("cpu"))
+    steps = play.rollout(model, buffer, size)
+    assert steps is not None
+    return buffer, steps
+
+
+# ---------------------------------------------------------------------- the pieces
+def test_privileged_features_from_the_tables_are_training_critics_features_of_the_same_position() -> None:
+    env = BatchedUno(12, edition=["classic", "monster_high", "angry_birds", "masters_of_the_universe"] * 3,
+                     num_players=[2, 3, 4, 6, 10, 5] * 2, episode="round", seed=4)
+    state = env.reset()
+    noise = torch.Generator().manual_seed(1)
+    for step in range(60):
+        if step % 20 == 19:
+            for i in range(env.num_tables):
+                game = env.to_game(i)
+                rows = torch.tensor([i] * game.num_players)
+                seats = torch.arange(game.num_players)
+                ours = privileged_features(env.tables, rows, seats, 10).numpy()
+                for seat in range(game.num_players):
+                    assert np.array_equal(ours[seat], critic.privileged_features(game, seat, 10)), (i, seat)
+        actions = torch.where(state.action_mask, torch.rand(state.action_mask.shape, generator=noise), -1.0).argmax(1)
+        state = env.step(actions)
+
+
+def _reference_gae(slots: np.ndarray, rewards: np.ndarray, dones: np.ndarray, boots: np.ndarray,
+                   values: np.ndarray, last: np.ndarray, gamma: float, lam: float) -> np.ndarray:
+    """Per table: the learner's steps as one sequence, then textbook GAE over it."""
+    out = np.zeros_like(values)
+    t_max, tables = slots.shape
+    for b in range(tables):
+        steps = []  # (row, reward until the next learner step, ended, bootstrap)
+        for t in range(t_max):
+            if slots[t, b] >= 0:
+                steps.append([slots[t, b], 0.0, False, 0.0])
+            if steps and not steps[-1][2]:
+                steps[-1][1] += rewards[t, b]
+                if dones[t, b]:
+                    steps[-1][2], steps[-1][3] = True, boots[t, b]
+        advantage = 0.0
+        for i in range(len(steps) - 1, -1, -1):
+            row, reward, ended, boot = steps[i]
+            if ended:
+                following, advantage = boot, 0.0
+            else:
+                following = values[steps[i + 1][0]] if i + 1 < len(steps) else last[b]
+            advantage = reward + gamma * following - values[row] + gamma * lam * advantage
+            out[row] = advantage
+    return out
+
+
+def test_gae_over_interleaved_seats_is_textbook_gae_over_each_tables_learner_steps() -> None:
+    rng = np.random.default_rng(0)
+    t_max, tables = 40, 7
+    acted = rng.random((t_max, tables)) < 0.4
+    slots = np.full((t_max, tables), -1)
+    slots[acted] = np.arange(acted.sum())
+    rewards = np.where(rng.random((t_max, tables)) < 0.2, rng.normal(size=(t_max, tables)), 0.0)
+    dones = rng.random((t_max, tables)) < 0.1
+    boots = np.where(rng.random((t_max, tables)) < 0.5, rng.normal(size=(t_max, tables)), 0.0) * dones
+    values, last = rng.normal(size=acted.sum()), rng.normal(size=tables)
+    ours = gae(*(torch.as_tensor(a) for a in (slots, rewards, dones, boots, values, last)), 0.97, 0.9)
+    expected = _reference_gae(slots, rewards, dones, boots, values, last, 0.97, 0.9)
+    assert np.allclose(ours.numpy(), expected)
+
+
+def test_batched_random_opponents_play_randomagents_two_policies() -> None:
+    mask = torch.zeros(3000, 80, dtype=torch.bool)
+    mask[:, [3, 17, DRAW]] = True  # two playable cards and draw
+    mask[1000:, :NUM_PLAY_ACTIONS] = False
+    mask[1000:, [60, 61]] = True  # no card to play: draw or two others, uniformly
+    generator = torch.Generator().manual_seed(0)
+    chosen = Opponent("random").act(torch.zeros(3000, 839), mask, generator)
+    assert mask.gather(1, chosen[:, None]).all()
+    assert set(chosen[:1000].tolist()) == {3, 17}  # a playable card, never a draw
+    assert set(chosen[1000:].tolist()) == {DRAW, 60, 61}
+    uniform = Opponent("random-uniform", uniform=True).act(torch.zeros(3000, 839), mask, generator)
+    assert set(uniform[:1000].tolist()) == {3, 17, DRAW}
+
+
+def test_sampling_is_legal_and_follows_the_masked_softmax() -> None:
+    logits = torch.tensor([[0.0, 1.0, 2.0, 50.0] + [0.0] * 76]).repeat(20000, 1)
+    mask = torch.zeros_like(logits, dtype=torch.bool)
+    mask[:, :3] = True  # the largest logit is illegal
+    actions, log_probs = sample_actions(logits, mask, torch.Generator().manual_seed(0))
+    shares = torch.bincount(actions, minlength=80)[:3].float() / len(actions)
+    expected = torch.softmax(torch.tensor([0.0, 1.0, 2.0]), 0)
+    assert actions.max() < 3 and torch.allclose(shares, expected, atol=0.01)
+    assert torch.allclose(log_probs, expected.log()[actions], atol=1e-5)
+    assert sample_actions(logits, mask, None, deterministic=True)[0].eq(2).all()
+
+
+def test_tables_mix_editions_sizes_and_rule_options_drawn_from_the_config() -> None:
+    config = config_from_dict(_tiny(env={"edition": "all", "num_players": [2, 3, 6], "rules": {"stacking": [True, False]}}))
+    options = table_options(config, 400, seed=1)
+    assert set(options["edition"]) == set(config.env.editions()) and set(options["num_players"]) == {2, 3, 6}
+    assert set(options["stacking"]) == {True, False}
+    assert table_options(config, 400, seed=1) == options
+
+
+# ---------------------------------------------------------------------- rollouts
+def test_rollout_seats_the_learner_per_table_and_skip_forced_leaves_only_real_choices() -> None:
+    play, model = _play(_tiny(env={"num_players": [2, 3, 4, 6]}, batched={"num_tables": 24}))
+    seats = play.learner_seat
+    assert seats.lt(play.num_players).all() and len(set(seats.tolist())) > 1
+    buffer, _ = _rollout(play, model)
+    assert buffer.size >= 256 and buffer.masks[:buffer.size].sum(1).gt(1).all()
+    play, model = _play(_tiny(env={"skip_forced": False}))
+    buffer, _ = _rollout(play, model, 512)
+    assert buffer.masks[:buffer.size].sum(1).eq(1).any()  # forced decisions are learner steps without skip_forced
+    assert buffer.masks[:buffer.size].gather(1, buffer.actions[:buffer.size, None]).all()  # every action legal
+
+
+def test_every_non_learner_seat_is_played_by_a_pool_opponent_batched_per_kind() -> None:
+    play, model = _play(_tiny(pool={"baselines": ["rule", "random", "random-uniform"]}, batched={"num_tables": 64}))
+    names = {k.name for k in play.kinds.values()}
+    assert names == {"rule", "random", "random-uniform"}
+    _rollout(play, model, 1024)
+    stats = play.statistics()
+    assert stats["episodes/count"] > 0
+    assert {f"pool/win_rate_vs/{n}" for n in names} <= set(stats)
+    play.add_snapshot("snap_1", model.actor, limit=2)  # from now on snapshots take most seats
+    play.steps = lambda: 10_000
+    play.draw_seats(torch.ones(play.num_tables, dtype=torch.bool))
+    assert any(play.kinds[k].name == "snap_1" for k in play.seat_kind.unique().tolist())
+
+
+def test_reward_scale_multiplies_the_learners_rewards_and_truncation_reward_replaces_them() -> None:
+    base = _tiny(env={"reward": "score", "truncation_reward": 0.0, "num_players": 2}, ppo={"privileged_critic": False})
+    scaled = _tiny(env={"reward": "score", "reward_scale": 0.01, "truncation_reward": 0.0, "num_players": 2},
+                   ppo={"privileged_critic": False})
+    (one, m1), (hundredth, m2) = _play(base), _play(scaled)
+    m2.load_state_dict(m1.state_dict())
+    _, a = _rollout(one, m1, 512)
+    _, b = _rollout(hundredth, m2, 512)
+    ra, rb = torch.stack(a.rewards), torch.stack(b.rewards)
+    assert ra.abs().gt(1).any() and torch.allclose(rb, ra * 0.01)
+    cut = _tiny(env={"max_turns": 6, "truncation_reward": -0.5, "num_players": 4})
+    play, model = _play(cut)
+    _, steps = _rollout(play, model, 512)
+    dones, rewards = torch.stack(steps.dones), torch.stack(steps.rewards)
+    assert dones.any() and rewards[dones].eq(-0.5).all()  # every episode cut off at 6 decisions, never bootstrapped
+    assert torch.stack(steps.bootstraps).eq(0).all()
+
+
+def test_a_truncated_episode_is_bootstrapped_from_the_learners_seat_when_truncation_reward_is_zero() -> None:
+    play, model = _play(_tiny(env={"max_turns": 6, "truncation_reward": 0.0, "num_players": 3}))
+    _, steps = _rollout(play, model, 512)
+    dones, boots = torch.stack(steps.dones), torch.stack(steps.bootstraps)
+    assert dones.any() and boots[dones].ne(0).all() and boots[~dones].eq(0).all()
+
+
+# ---------------------------------------------------------------------- config
+@pytest.mark.parametrize(("change", "key"), [
+    ({"trainer": "jax"}, "trainer"),
+    ({"imitation": {"teacher": "rule"}}, "imitation.teacher"),
+    ({"pool": {"baselines": ["simple"]}}, "pool.baselines"),
+    ({"batched": {"rule": "random"}}, "batched.rule"),
+    ({"batched": {"rule": "ppo:path=/nonexistent.safetensors"}}, "batched.rule"),
+    ({"batched": {"num_tables": 0}}, "batched.num_tables"),
+    ({"batched": {"device": "gpu0"}}, "batched.device"),
+])
+def test_batched_config_refusals_name_the_key(change: dict[str, Any], key: str) -> None:
+    with pytest.raises(ConfigError, match=key.replace(".", r"\.")):
+        config_from_dict(_tiny(**change))
+
+
+# ---------------------------------------------------------------------- whole runs
+def test_a_tiny_run_writes_checkpoints_ppoagent_plays_with_the_trained_policys_logits(tmp_path: Path) -> None:
+    run_dir = train(config_from_dict(_tiny(tmp_path / "run")))
+    state, tensors = read_resume(run_dir)  # type: ignore[misc]
+    assert state["complete"] and state["steps"] >= 1024 and state["snapshots"]
+    actor = Actor(10, [16], "tanh")
+    actor.load_state_dict({k.removeprefix("policy/actor."): v for k, v in tensors.items()
+                           if k.startswith("policy/actor.")})
+    agent = PPOAgent.load(run_dir / "last.safetensors")
+    env = BatchedUno(8, num_players=[2, 3, 4, 10] * 2, episode="round", seed=2)
+    observations = env.reset().observation
+    with torch.no_grad():
+        ours = actor(observations).numpy()
+    assert np.allclose(agent.logits(observations.numpy()), ours, atol=1e-5)
+    assert agent.metadata["steps"] == state["steps"] and agent.metadata["config"]["trainer"] == "batched"
+    result = evaluate([agent, "rule", "random"], Rules(num_players=3), 3, max_decisions=3000)
+    assert result.games == 3
+    evals = [json.loads(line) for line in (run_dir / "evals.jsonl").read_text().splitlines()]
+    assert evals[-1]["steps"] == state["steps"] and "classic_2p_vs_rule" in evals[-1]["matchups"]
+    assert read_checkpoint(run_dir / "best.safetensors")[1]["steps"] == state["best"]["steps"]
+
+
+@pytest.mark.slow
+def test_the_same_seed_reproduces_a_run_and_a_resume_continues_one(tmp_path: Path) -> None:
+    first = train(config_from_dict(_tiny(tmp_path / "a", tensorboard=True)))
+    second = train(config_from_dict(_tiny(tmp_path / "b")))
+    a, b = (read_checkpoint(d / "last.safetensors")[0] for d in (first, second))
+    assert all(np.array_equal(a[k], b[k]) for k in a)
+    assert list((first / "tb").glob("events.out.tfevents.*"))
+    other = train(config_from_dict(_tiny(tmp_path / "c", seed=6)))
+    assert not np.array_equal(read_checkpoint(other / "last.safetensors")[0]["action.weight"], a["action.weight"])
+    steps = json.loads((first / "resume" / "state.json").read_text())["steps"]
+    resumed = train(config_from_dict(_tiny(tmp_path / "a", total_steps=steps + 512, tensorboard=True)), resume=True)
+    state = json.loads((resumed / "resume" / "state.json").read_text())
+    assert state["complete"] and state["steps"] >= steps + 512 and state["resumed_at"] == [steps]
+    assert PPOAgent.load(resumed / "last.safetensors").metadata["steps"] == state["steps"]
+
+
+@pytest.mark.slow
+def test_ctrl_c_checkpoints_a_batched_run_without_sb3_and_it_resumes(tmp_path: Path) -> None:
+    run_dir = tmp_path / "run"
+    config = tmp_path / "config.yaml"
+    config.write_text(yaml.safe_dump(_tiny(run_dir, total_steps=10_000_000, checkpoint_every=256)), encoding="utf-8")
+    blocker = ("import sys, importlib.abc\n"
+               "class Block(importlib.abc.MetaPathFinder):\n"
+               "    def find_spec(self, name, path, target=None):\n"
+               "        if name.split('.')[0] in ('gymnasium', 'pettingzoo', 'stable_baselines3', 'sb3_contrib'):\n"
+               "            raise ImportError('no ' + name + ' on this machine')\n"
+               "sys.meta_path.insert(0, Block())\n"
+               "from training.train import main\n"
+               f"main(['--config', {str(config)!r}, '--no-progress'])\n")
+    process = subprocess.Popen([sys.executable, "-c", blocker], cwd=ROOT, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    try:
+        state = run_dir / "resume" / "state.json"
+        deadline = time.monotonic() + 120
+        while not (state.exists() and json.loads(state.read_text())["steps"] >= 512):
+            assert process.poll() is None, process.communicate()[1]
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+        process.send_signal(signal.SIGINT)
+        _, err = process.communicate(timeout=120)
+    finally:
+        if process.poll() is None:
+            process.kill()
+    assert process.returncode == 130, err
+    steps = json.loads((run_dir / "resume" / "state.json").read_text())["steps"]
+    assert f"interrupted at step {steps}; resume with:" in err and "Traceback" not in err
+    resumed = train(config_from_dict(_tiny(run_dir, total_steps=steps + 256)), resume=True)
+    assert json.loads((resumed / "resume" / "state.json").read_text())["resumed_at"] == [steps]
