@@ -178,6 +178,7 @@ def test_tables_mix_editions_sizes_and_rule_options_drawn_from_the_config() -> N
 
 
 # ---------------------------------------------------------------------- rollouts
+@pytest.mark.slow
 def test_rollout_seats_the_learner_per_table_and_skip_forced_leaves_only_real_choices() -> None:
     play, model = _play(_tiny(env={"num_players": [2, 3, 4, 6]}, batched={"num_tables": 24}))
     seats = play.learner_seat

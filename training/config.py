@@ -203,6 +203,10 @@ class BatchedConfig:
     value_warmup_steps: int = 0
     """Learner steps at the start where only the value network is trained (the policy is frozen): a
     critic fitted before a warm-started policy (``ppo.init_from``) is changed by its advantages."""
+    precision: str = "float32"
+    """``float32`` or ``bfloat16``: the dtype of the networks' matrix products (``torch.autocast``; weights,
+    Adam and the losses stay float32, checkpoints are float32). bfloat16 is about 3x faster on CPUs with
+    AVX512-BF16 and on recent GPUs, at about 3 significant digits per product."""
 
 
 @dataclass
@@ -520,6 +524,8 @@ def _check_batched(c: TrainConfig) -> None:
     b = c.batched
     _within("batched.num_tables", b.num_tables, 1, 10_000_000)
     _positive("batched.value_warmup_steps", b.value_warmup_steps, allow_zero=True)
+    if b.precision not in ("float32", "bfloat16"):
+        raise ConfigError(f"batched.precision: must be float32 or bfloat16, got {b.precision!r}")
     if not re.fullmatch(r"cpu|cuda(:[0-9]{1,2})?|mps", b.device):
         raise ConfigError(f"batched.device: must be cpu, cuda, cuda:<index> or mps, got {b.device!r}")
     if c.imitation.teacher:

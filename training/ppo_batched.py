@@ -135,8 +135,8 @@ class Mlp(nn.Module):
         nn.init.zeros_(self.head.bias)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        """The head's outputs for a batch of raw inputs."""
-        return self.head(self.body(x * self.scale))  # type: ignore[no-any-return]
+        """The head's outputs (float32, also under a bfloat16 autocast) for a batch of raw inputs."""
+        return self.head(self.body(x * self.scale)).float()  # type: ignore[no-any-return]
 
     def linears(self) -> list[nn.Linear]:
         """The hidden layers, then the head."""
@@ -203,6 +203,11 @@ def load_actor_tensors(actor: Actor, tensors: dict[str, np.ndarray]) -> None:
             layer.bias.copy_(torch.as_tensor(tensors[f"hidden.{i}.bias"]))
         head.weight.copy_(torch.as_tensor(tensors["action.weight"]))
         head.bias.copy_(torch.as_tensor(tensors["action.bias"]))
+
+
+def matmul_precision(config: TrainConfig, device: torch.device) -> Any:
+    """The autocast context of ``batched.precision`` (a no-op for float32)."""
+    return torch.autocast(device.type, dtype=torch.bfloat16, enabled=config.batched.precision == "bfloat16")
 
 
 def sample_actions(logits: torch.Tensor, mask: torch.Tensor, generator: torch.Generator | None,
@@ -458,14 +463,12 @@ class SelfPlay:
     def last_values(self, model: ActorCritic) -> torch.Tensor:
         """(B,) the critic's value of every table's position, from the learner's seat."""
         rows = torch.arange(self.num_tables, device=self.device)
-        with torch.no_grad():
+        with torch.no_grad(), matmul_precision(self.config, self.device):
             return model.critic(self.critic_input(self.env.observe(self.learner_seat), rows, self.learner_seat))
 
     # ---------------------------------------------------------------- the rollout
     def rollout(self, model: ActorCritic, buffer: Rollout, size: int, stop: StopRequests | None = None) -> Steps | None:
         """Step every table until ``buffer`` holds at least ``size`` learner steps; None if a stop was requested."""
-        e = self.config.env
-        b = self.num_tables
         device = self.device
         buffer.size = 0
         steps = Steps([], [], [], [])
@@ -478,68 +481,77 @@ class SelfPlay:
         while buffer.size < size:
             if stop is not None and stop.requested:
                 return None
-            state = self.state
-            current, mask, observation = state.current_player, state.action_mask, state.observation
-            forced = mask.sum(1).eq(1)
-            actions = mask.to(torch.uint8).argmax(1)  # the single legal action where forced
-            at_learner = current.eq(self.learner_seat)
-            learns = at_learner & ~forced if e.skip_forced else at_learner
-            slot = torch.full((b,), -1, dtype=torch.int64, device=device)
-            rows = learns.nonzero()[:, 0]
-            if rows.numel():
-                with torch.no_grad():
-                    obs_rows, mask_rows = observation[rows], mask[rows]
-                    chosen, log_prob = sample_actions(model.actor(obs_rows), mask_rows, self.generator)
-                    critic_rows = self.critic_input(obs_rows, rows, self.learner_seat[rows])
-                    value = model.critic(critic_rows)
-                actions[rows] = chosen
-                slot[rows] = buffer.add(obs_rows, critic_rows[:, self.obs_size:], mask_rows, chosen, log_prob, value)
-            kind_now = self.seat_kind.gather(1, current[:, None])[:, 0]
-            kind_now = torch.where(~at_learner & ~forced, kind_now, -1)
-            for kind_id, opponent in self.kinds.items():  # one forward pass per kind of opponent
-                their = (kind_now == kind_id).nonzero()[:, 0]
-                if their.numel():
-                    actions[their] = opponent.act(observation[their], mask[their], self.generator)
-            truncating = torch.zeros(0, dtype=torch.int64, device=device)
-            hidden_before = torch.zeros(0, self.hidden_size, device=device)
-            if self.hidden_size and e.truncation_reward == 0:
-                truncating = self.env.tables.turns.ge(e.max_turns - 1).nonzero()[:, 0]
-                if truncating.numel():
-                    hidden_before = privileged_features(self.env.tables, truncating, self.learner_seat[truncating],
-                                                        e.max_players)
-            self.state = state = self.env.step(actions, final_observer=self.learner_seat)
-            reward = state.rewards.gather(1, self.learner_seat[:, None])[:, 0] * e.reward_scale
-            ended = state.terminated | state.truncated
-            bootstrap = torch.zeros(b, device=device)
-            if e.truncation_reward != 0:
-                reward = torch.where(state.truncated, e.truncation_reward, reward)
-            elif state.ended_tables.numel():
-                cut = state.truncated[state.ended_tables]
-                if bool(cut.any()):
-                    tables = state.ended_tables[cut]
-                    final = state.ended_observation[cut]
-                    if self.hidden_size:
-                        where = (truncating[:, None] == tables[None, :]).float().argmax(0)
-                        final = torch.cat([final, hidden_before[where]], 1)
-                    with torch.no_grad():
-                        bootstrap[tables] = model.critic(final)
-            steps.slots.append(slot)
-            steps.rewards.append(reward)
-            steps.dones.append(ended)
-            steps.bootstraps.append(bootstrap)
-            # episode statistics, then new seats where a new episode was dealt
-            self._episode_turns += 1
-            won = (reward > 0) & state.terminated
-            opponent_seats = present & seat_numbers.ne(self.learner_seat[:, None])
-            sat = torch.nn.functional.one_hot(self.seat_kind, kinds).mul(opponent_seats[..., None]).amax(1)
-            sat = sat.float() * ended[:, None]
-            self._kind_games += sat.sum(0)
-            self._kind_wins += (sat * won[:, None]).sum(0)
-            self._stats += torch.stack([ended.sum(), won.sum(), state.truncated.sum(),
-                                        (self._episode_turns * ended).sum()]).float()
-            self._episode_turns = torch.where(ended, 0.0, self._episode_turns)
-            self.draw_seats(ended)
+            with matmul_precision(self.config, device):
+                self._step(model, buffer, steps, kinds, present, seat_numbers)
         return steps
+
+    def _step(self, model: ActorCritic, buffer: Rollout, steps: Steps, kinds: int, present: torch.Tensor,
+              seat_numbers: torch.Tensor) -> None:
+        """One env step of every table: the learner's rows stored, opponents batched per kind."""
+        e = self.config.env
+        b = self.num_tables
+        device = self.device
+        state = self.state
+        current, mask, observation = state.current_player, state.action_mask, state.observation
+        forced = mask.sum(1).eq(1)
+        actions = mask.to(torch.uint8).argmax(1)  # the single legal action where forced
+        at_learner = current.eq(self.learner_seat)
+        learns = at_learner & ~forced if e.skip_forced else at_learner
+        slot = torch.full((b,), -1, dtype=torch.int64, device=device)
+        rows = learns.nonzero()[:, 0]
+        if rows.numel():
+            with torch.no_grad():
+                obs_rows, mask_rows = observation[rows], mask[rows]
+                chosen, log_prob = sample_actions(model.actor(obs_rows), mask_rows, self.generator)
+                critic_rows = self.critic_input(obs_rows, rows, self.learner_seat[rows])
+                value = model.critic(critic_rows)
+            actions[rows] = chosen
+            slot[rows] = buffer.add(obs_rows, critic_rows[:, self.obs_size:], mask_rows, chosen, log_prob, value)
+        kind_now = self.seat_kind.gather(1, current[:, None])[:, 0]
+        kind_now = torch.where(~at_learner & ~forced, kind_now, -1)
+        for kind_id, opponent in self.kinds.items():  # one forward pass per kind of opponent
+            their = (kind_now == kind_id).nonzero()[:, 0]
+            if their.numel():
+                actions[their] = opponent.act(observation[their], mask[their], self.generator)
+        truncating = torch.zeros(0, dtype=torch.int64, device=device)
+        hidden_before = torch.zeros(0, self.hidden_size, device=device)
+        if self.hidden_size and e.truncation_reward == 0:
+            truncating = self.env.tables.turns.ge(e.max_turns - 1).nonzero()[:, 0]
+            if truncating.numel():
+                hidden_before = privileged_features(self.env.tables, truncating, self.learner_seat[truncating],
+                                                    e.max_players)
+        self.state = state = self.env.step(actions, final_observer=self.learner_seat)
+        reward = state.rewards.gather(1, self.learner_seat[:, None])[:, 0] * e.reward_scale
+        ended = state.terminated | state.truncated
+        bootstrap = torch.zeros(b, device=device)
+        if e.truncation_reward != 0:
+            reward = torch.where(state.truncated, e.truncation_reward, reward)
+        elif state.ended_tables.numel():
+            cut = state.truncated[state.ended_tables]
+            if bool(cut.any()):
+                tables = state.ended_tables[cut]
+                final = state.ended_observation[cut]
+                if self.hidden_size:
+                    where = (truncating[:, None] == tables[None, :]).float().argmax(0)
+                    final = torch.cat([final, hidden_before[where]], 1)
+                with torch.no_grad():
+                    bootstrap[tables] = model.critic(final)
+        steps.slots.append(slot)
+        steps.rewards.append(reward)
+        steps.dones.append(ended)
+        steps.bootstraps.append(bootstrap)
+        # episode statistics, then new seats where a new episode was dealt
+        self._episode_turns += 1
+        won = (reward > 0) & state.terminated
+        opponent_seats = present & seat_numbers.ne(self.learner_seat[:, None])
+        sat = torch.nn.functional.one_hot(self.seat_kind, kinds).mul(opponent_seats[..., None]).amax(1)
+        sat = sat.float() * ended[:, None]
+        self._kind_games += sat.sum(0)
+        self._kind_wins += (sat * won[:, None]).sum(0)
+        self._stats += torch.stack([ended.sum(), won.sum(), state.truncated.sum(),
+                                    (self._episode_turns * ended).sum()]).float()
+        self._episode_turns = torch.where(ended, 0.0, self._episode_turns)
+        self.draw_seats(ended)
 
     def statistics(self) -> dict[str, float]:
         """The episodes ended since the last call: TensorBoard scalars (``episodes/count`` among them)."""
@@ -733,7 +745,10 @@ def ppo_update(model: ActorCritic, buffer: Rollout, advantages: torch.Tensor, re
         order = torch.randperm(n, generator=generator, device=advantages.device)
         for index in order.chunk(minibatches):
             observations = buffer.observations[index]
-            logits = model.actor(observations).masked_fill(~buffer.masks[index], MASKED)
+            with matmul_precision(config, observations.device):
+                logits = model.actor(observations).masked_fill(~buffer.masks[index], MASKED)
+                critic_in = torch.cat([observations, buffer.hidden[index]], 1) if p.privileged_critic else observations
+                value = model.critic(critic_in)
             log_probs = torch.log_softmax(logits, dim=1)
             new_log_prob = log_probs.gather(1, buffer.actions[index][:, None])[:, 0]
             entropy = -(log_probs.exp() * log_probs).sum(1).mean()
@@ -744,8 +759,7 @@ def ppo_update(model: ActorCritic, buffer: Rollout, advantages: torch.Tensor, re
             ratio = log_ratio.exp()
             policy_loss = torch.max(-advantage * ratio,
                                     -advantage * ratio.clamp(1 - p.clip_range, 1 + p.clip_range)).mean()
-            critic_in = torch.cat([observations, buffer.hidden[index]], 1) if p.privileged_critic else observations
-            value_loss = torch.nn.functional.mse_loss(model.critic(critic_in), returns[index])
+            value_loss = torch.nn.functional.mse_loss(value, returns[index])
             loss = p.vf_coef * value_loss
             if policy_on:
                 loss = loss + policy_loss - p.ent_coef * entropy
