@@ -1,12 +1,29 @@
-"""Training throughput: learner env steps per second, PPO updates included (``python -m training.bench``).
+"""Training throughput: learner steps per second, PPO updates included, both trainers in one run.
 
-The learner against rule-based opponents at 2 and 4 players, and at a 4-player table against
-three frozen PPO snapshots (numpy inference inside the env), each with a DummyVecEnv, SB3's
-SubprocVecEnv and ``training.vec_env.ShardedVecEnv`` over 2 workers. The network and PPO
-settings are those of ``--config`` (default ``configs/classic.yaml``: 256x256, privileged critic,
-forced moves skipped); every run is a real ``MaskablePPO.learn`` of ``--steps`` steps after a
-short warm-up, one torch thread per process. Each setting runs ``--repeats`` times, interleaved
-with the others (shared machines are noisy), and the table reports the median and the range.
+``python -m training.bench`` (SB3 and batched, CPU) or, on a bare GPU machine from the working
+tree, ``PYTHONPATH=. python -m training.bench --only batched --device cuda``.
+
+Both trainers get the network and PPO settings of ``--config`` (default ``configs/classic.yaml``:
+256x256 ReLU, privileged critic, forced moves skipped, 16 x 512 learner steps per update,
+minibatches of 2,048, 6 epochs) and play classic UNO at 2 and at 4 players:
+
+* **SB3** (``trainer: sb3``): sb3-contrib's MaskablePPO over ``SingleAgentEnv``, every other seat
+  RuleAgent (Python), with the config's vec env (``dummy``, one process) and with
+  ``training.vec_env.ShardedVecEnv`` over 2 worker processes; a real ``MaskablePPO.learn``.
+* **batched** (``trainer: batched``, ``training.ppo_batched``): ``BatchedUno`` with
+  ``--tables`` tables on ``--device``, every other seat a network fitted to RuleAgent
+  (``--rule``, default the shipped ``rule_net``, else ``classic``: the same arithmetic), one
+  rollout then one PPO update after another (``SelfPlay.rollout`` + ``ppo_update``, what
+  ``run_batched`` runs between checkpoints), with 1 and 2 torch threads, in float32 and (a
+  separate row) with ``batched.precision: bfloat16``.
+
+Every setting runs ``--steps`` learner steps after a warm-up update, ``--repeats`` times,
+interleaved with the others (a shared machine is noisy); the table gives medians, ranges and the
+ratio to SB3's single-process row at the same table size. For the batched rows it also gives the
+share of the time spent in the network's own arithmetic: the self time of the matrix products
+(``aten::mm``, ``aten::addmm``) and of the sparse first layers (``embedding_bag`` forward and
+backward), learner and opponents, under ``torch.profiler``, in a separate profiled update
+after the timed ones.
 """
 
 from __future__ import annotations
@@ -14,86 +31,177 @@ from __future__ import annotations
 import os
 
 for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
-    os.environ.setdefault(_var, "1")
+    os.environ.setdefault(_var, "2")
 
 import argparse  # noqa: E402
+import platform  # noqa: E402
 import statistics  # noqa: E402
-import tempfile  # noqa: E402
 import time  # noqa: E402
 from pathlib import Path  # noqa: E402
 from typing import Any  # noqa: E402
 
+ROOT = Path(__file__).resolve().parent.parent
+GEMM_OPS = ("aten::mm", "aten::addmm", "aten::bmm", "aten::_embedding_bag", "aten::_embedding_bag_dense_backward",
+            "aten::_embedding_bag_backward", "aten::embedding_dense_backward")  # the networks' own arithmetic
 
-def _run(data: dict[str, Any], steps: int, snapshot: str | None) -> float:
+
+def _sb3_rate(data: dict[str, Any], steps: int) -> float:
+    """Learner steps/s of a real MaskablePPO.learn (the SB3 trainer's model and envs)."""
     import torch
-    from sb3_contrib import MaskablePPO
 
     from .config import config_from_dict
-    from .policy import policy_class, policy_kwargs
-    from .train import make_vec_env
+    from .train import build_model, make_vec_env
 
     torch.set_num_threads(1)
     config = config_from_dict(data)
     venv = make_vec_env(config)
-    if snapshot:
-        venv.env_method("set_pool", [("snap", snapshot)], True)
-    p = config.ppo
-    model = MaskablePPO(policy_class(p.privileged_critic), venv, n_steps=p.n_steps, batch_size=p.batch_size,
-                        n_epochs=p.n_epochs, seed=0, device="cpu",
-                        policy_kwargs=policy_kwargs(p.hidden, p.activation, config.env.max_players,
-                                                    p.privileged_critic))
-    model.learn(p.n_steps * p.n_envs)  # warm-up
+    model = build_model(config, venv, Path("/nonexistent"))
+    warmup = config.ppo.n_steps * config.ppo.n_envs
+    model.learn(warmup)
     start = time.perf_counter()
     model.learn(steps, reset_num_timesteps=False)
     elapsed = time.perf_counter() - start
     venv.close()
-    return (model.num_timesteps - p.n_steps * p.n_envs) / elapsed
+    return (model.num_timesteps - warmup) / elapsed
+
+
+def _batched_rate(data: dict[str, Any], steps: int, threads: int, profile: bool = False) -> tuple[float, float, float]:
+    """``(learner steps/s, share of time in rollouts, share in matrix products)`` of the batched trainer."""
+    import torch
+
+    from .config import config_from_dict
+    from .ppo_batched import ActorCritic, Rollout, SelfPlay, gae, ppo_update
+
+    torch.set_num_threads(threads)
+    config = config_from_dict(data)
+    device = torch.device(config.batched.device)
+    torch.manual_seed(0)
+    generator = torch.Generator(device=device).manual_seed(0)
+    model = ActorCritic(config).to(device)
+    play = SelfPlay(config, device, 0, generator, lambda: 0)
+    size = config.ppo.n_envs * config.ppo.n_steps
+    buffer = Rollout.empty(size + config.batched.num_tables, play.obs_size, play.hidden_size, device)
+
+    def sync() -> None:
+        if device.type == "cuda":
+            torch.cuda.synchronize(device)
+
+    def update() -> tuple[int, float]:
+        started = time.perf_counter()
+        rollout = play.rollout(model, buffer, size)
+        assert rollout is not None
+        n = buffer.size
+        with torch.no_grad():
+            advantages = gae(torch.stack(rollout.slots), torch.stack(rollout.rewards), torch.stack(rollout.dones),
+                             torch.stack(rollout.bootstraps), buffer.values[:n], play.last_values(model),
+                             config.ppo.gamma, config.ppo.gae_lambda)
+        sync()
+        rollout_seconds = time.perf_counter() - started
+        ppo_update(model, buffer, advantages, advantages + buffer.values[:n], n, config, generator)
+        play.statistics()
+        return n, rollout_seconds
+
+    update()  # warm-up
+    sync()
+    done, rolling, start = 0, 0.0, time.perf_counter()
+    while done < steps:
+        n, seconds = update()
+        done, rolling = done + n, rolling + seconds
+    sync()
+    elapsed = time.perf_counter() - start
+    gemm = float("nan")
+    if profile:
+        from torch.profiler import ProfilerActivity
+        from torch.profiler import profile as profiler
+
+        activities = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if device.type == "cuda" else [])
+        with profiler(activities=activities) as prof:
+            update()
+            sync()
+        events = prof.key_averages()
+        if device.type == "cuda":
+            total = sum(e.self_device_time_total for e in events)
+            gemm = sum(e.self_device_time_total for e in events if e.key in GEMM_OPS or "gemm" in e.key.lower()) / total
+        else:
+            total = sum(e.self_cpu_time_total for e in events)
+            gemm = sum(e.self_cpu_time_total for e in events if e.key in GEMM_OPS) / total
+    return done / elapsed, rolling / elapsed, gemm
+
+
+def _rule_spec(given: str | None) -> str:
+    if given:
+        return given
+    shipped = ROOT / "checkpoints" / "rule_net.safetensors"
+    return "ppo:rule_net" if shipped.exists() else "ppo:classic"
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Print steps/s for each setting."""
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--steps", type=int, default=32768)
+    """Print steps/s for each setting, then the table."""
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--steps", type=int, default=16384, help="learner steps timed per run (after a warm-up)")
     parser.add_argument("--repeats", type=int, default=3, help="interleaved runs per setting; the median is reported")
-    parser.add_argument("--config", default=str(Path(__file__).resolve().parent.parent / "configs" / "classic.yaml"))
+    parser.add_argument("--config", default=str(ROOT / "configs" / "classic.yaml"))
+    parser.add_argument("--only", choices=("sb3", "batched"), help="run one trainer's rows")
+    parser.add_argument("--players", type=int, nargs="+", default=[2, 4])
+    parser.add_argument("--device", default="cpu", help="the batched trainer's device (cpu, cuda)")
+    parser.add_argument("--tables", type=int, nargs="+", default=[256], help="batched.num_tables, one row each")
+    parser.add_argument("--threads", type=int, nargs="+", default=[1, 2], help="torch threads of the batched rows")
+    parser.add_argument("--rule", help="checkpoint spec playing RuleAgent's seats in the batched rows "
+                                       "(default ppo:rule_net, else ppo:classic)")
+    parser.add_argument("--no-bfloat16", action="store_true", help="no bfloat16 rows")
+    parser.add_argument("--rollout", type=int, help="learner steps per update (n_envs * n_steps) of the batched rows")
     args = parser.parse_args(argv)
-    from sb3_contrib import MaskablePPO
+    from .config import load_config
 
-    from .config import config_from_dict, load_config
-    from .policy import export_policy, policy_kwargs
-    from .pool import make_training_env
-    from .train import checkpoint_metadata
-
-    source = load_config(args.config)
-    ppo, env = source.to_dict()["ppo"], source.to_dict()["env"]
-    base = config_from_dict({"ppo": {"n_envs": 1, "n_steps": 64, "batch_size": 64, "hidden": ppo["hidden"],
-                                     "activation": ppo["activation"]}})
-    model = MaskablePPO("MlpPolicy", make_training_env(base),
-                        policy_kwargs=policy_kwargs(ppo["hidden"], ppo["activation"], 10),
-                        n_steps=64, batch_size=64, seed=0, device="cpu")
-    snapshot = os.path.join(tempfile.mkdtemp(), "snap.safetensors")
-    # An untrained snapshot (random weights) plays the PPO opponents: it costs what a trained one does.
-    export_policy(model.policy, snapshot, checkpoint_metadata(base, 0))
-    settings: list[tuple[str, dict[str, Any], dict[str, Any], str | None]] = [
-        ("2p classic vs rule", {"edition": "classic", "num_players": 2}, {"baselines": ["rule"]}, None),
-        ("4p classic vs rule x3", {"edition": "classic", "num_players": 4}, {"baselines": ["rule"]}, None),
-        ("4p classic vs PPO x3", {"edition": "classic", "num_players": 4},
-         {"baselines": ["rule"], "baseline_share": 0.0, "latest_share": 1.0}, snapshot),
-    ]
-    n = ppo["n_envs"]
-    vecs: list[tuple[str, dict[str, Any]]] = [(f"dummy x{n}", {"vec_env": "dummy"}), (f"subproc x{n}", {"vec_env": "subproc"}),
-            (f"sharded 2 workers x{n}", {"vec_env": "sharded", "workers": 2})]
-    runs = [(label, vec_label, {"env": {**env, **table}, "pool": pool, "ppo": {**ppo, **vec}}, snap)
-            for label, table, pool, snap in settings for vec_label, vec in vecs]
-    rates: dict[tuple[str, str], list[float]] = {}
+    source = load_config(args.config).to_dict()
+    ppo, env = dict(source["ppo"]), dict(source["env"])
+    ppo.pop("init_from", None)
+    runs: list[tuple[str, int, dict[str, Any], int]] = []  # label, players, config data, threads (0: SB3)
+    for n in args.players:
+        table = {**env, "edition": "classic", "num_players": n}
+        base = {"env": table, "pool": {"baselines": ["rule"]}, "eval": {"every": 0}}
+        if args.only != "batched":
+            for label, vec in (("SB3, 1 process", {"vec_env": "dummy"}),
+                               ("SB3, sharded over 2 workers", {"vec_env": "sharded", "workers": 2})):
+                runs.append((label, n, {**base, "ppo": {**ppo, **vec}}, 0))
+        if args.only != "sb3":
+            precisions = ["float32"] + ([] if args.no_bfloat16 else ["bfloat16"])
+            batched_ppo = dict(ppo)
+            if args.rollout:
+                batched_ppo.update(n_envs=1, n_steps=args.rollout)
+            for tables in args.tables:
+                for precision in precisions:
+                    for threads in args.threads:
+                        data = {**base, "trainer": "batched", "ppo": batched_ppo,
+                                "batched": {"num_tables": tables, "device": args.device, "rule": _rule_spec(args.rule),
+                                            "precision": precision}}
+                        label = f"batched {args.device}, {tables} tables, {precision}, {threads} thread{'s' * (threads > 1)}"
+                        runs.append((label, n, data, threads))
+    rates: dict[tuple[str, int], list[tuple[float, float | None, float | None]]] = {}
+    print(f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, load average "
+          f"{os.getloadavg()[0]:.1f}; {args.steps} learner steps per run", flush=True)
     for repeat in range(args.repeats):
-        for label, vec_label, data, snap in runs:
-            rate = _run(data, args.steps, snap)
-            rates.setdefault((label, vec_label), []).append(rate)
-            print(f"[{repeat + 1}/{args.repeats}] {label:24s} {vec_label:24s} {rate:7.0f} learner steps/s", flush=True)
-    print(f"\n| table | vec env | learner steps/s (median of {args.repeats}) | range |\n|---|---|---:|---|")
-    for (label, vec_label), values in rates.items():
-        print(f"| {label} | {vec_label} | {statistics.median(values):.0f} | {min(values):.0f}-{max(values):.0f} |")
+        for label, n, data, threads in runs:
+            rate = _batched_rate(data, args.steps, threads) if threads else (_sb3_rate(data, args.steps), None, None)
+            rates.setdefault((label, n), []).append(rate)
+            print(f"[{repeat + 1}/{args.repeats}] {n}p {label:48s} {rate[0]:8.0f} learner steps/s", flush=True)
+    shares: dict[tuple[str, int], float] = {}
+    for label, n, data, threads in runs:  # one profiled update per batched setting (profiling slows what it measures)
+        if threads:
+            shares[(label, n)] = _batched_rate(data, 1, threads, profile=True)[2]
+    print(f"\nload average {os.getloadavg()[0]:.1f}\n")
+    print(f"| players | trainer | learner steps/s (median of {args.repeats}) | range | vs SB3, 1 process | "
+          "rollout share | network arithmetic share |\n|---:|---|---:|---|---:|---:|---:|")
+    for (label, n), values in rates.items():
+        median = statistics.median(v[0] for v in values)
+        reference = rates.get(("SB3, 1 process", n))
+        ratio = f"{median / statistics.median(v[0] for v in reference):.2f}x" if reference else ""
+        rolled = [v[1] for v in values if v[1] is not None]
+        rollout = f"{100 * statistics.median(rolled):.0f}%" if rolled else ""
+        gemm = f"{100 * shares[(label, n)]:.0f}%" if (label, n) in shares else ""
+        print(f"| {n} | {label} | {median:.0f} | {min(v[0] for v in values):.0f}-{max(v[0] for v in values):.0f} | "
+              f"{ratio} | {rollout} | {gemm} |")
+
 
 if __name__ == "__main__":
     main()

@@ -68,9 +68,14 @@ Measured choices (``python -m training.bench``; 2 shared CPU cores, one torch th
   so they would first be gathered into per-table sequences), its ``MaskedCategorical`` builds a
   distribution object per call, and ``ClipPPOLoss`` needs TensorDict modules. The masked softmax,
   the Gumbel-max sampler and the GAE recursion below are a few lines each (numbers in the README).
-* On a CPU the network's own arithmetic (forward, backward and Adam) is most of the time; the
-  engine, the opponents' forward passes and the bookkeeping are the rest (the bench prints the
-  shares).
+* On a CPU the network's own arithmetic bounds both trainers. An observation has about 4% non-zero
+  entries (the hidden cards about 1.5%), so on a CPU the first layer of every network (71% of the
+  actor's and 85% of the privileged critic's multiply-adds) reads its input as sparse
+  (``sparse_linear``: an ``embedding_bag`` of the weight columns the non-zero entries select, the
+  same function as the dense product, tested): about 3x faster per update in float32. A
+  ``bfloat16`` autocast of the dense products (``batched.precision``) was 3x faster than dense
+  float32, but slower than the sparse float32 layers, so float32 is the default; on a GPU the
+  products stay dense.
 """
 
 from __future__ import annotations
@@ -102,6 +107,7 @@ from .progress import Progress
 __all__ = ["Actor", "ActorCritic", "Critic", "Learner", "Opponent", "actor_from_tensors", "actor_tensors",
            "privileged_features", "run_batched", "sample_actions", "table_options"]
 
+SPARSE_SHARE = 0.25  # a first layer's input with at most this share of non-zero entries is read as sparse
 MASKED = -1e9  # an illegal action's logit: finite, so the softmax and entropy stay NaN-free
 LOG_EVERY_SECONDS = 60.0  # a progress line with the rollout's statistics at most this often
 ACTIVATIONS: dict[str, type[nn.Module]] = {"tanh": nn.Tanh, "relu": nn.ReLU}
@@ -135,12 +141,32 @@ class Mlp(nn.Module):
         nn.init.zeros_(self.head.bias)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        """The head's outputs (float32, also under a bfloat16 autocast) for a batch of raw inputs."""
-        return self.head(self.body(x * self.scale)).float()  # type: ignore[no-any-return]
+        """The head's outputs (float32, also under a bfloat16 autocast) for a batch of raw inputs.
+
+        On a CPU the first layer reads its input as sparse (``sparse_linear``): the same function."""
+        first, *rest = self.body
+        hidden = sparse_linear(first, x, self.scale)  # type: ignore[arg-type]
+        for layer in rest:
+            hidden = layer(hidden)
+        return self.head(hidden).float()  # type: ignore[no-any-return]
 
     def linears(self) -> list[nn.Linear]:
         """The hidden layers, then the head."""
         return [m for m in self.body if isinstance(m, nn.Linear)] + [self.head]
+
+
+def sparse_linear(layer: nn.Linear, x: torch.Tensor, scale: torch.Tensor) -> torch.Tensor:
+    """``layer(x * scale)`` computed from ``x``'s non-zero entries: per row, the sum of the weight columns they
+    select, each times its scaled value (``embedding_bag``). An observation has about 4% non-zero entries, so on a CPU this
+    is about 2.5x faster than the dense product, forward and backward, for the same function. Dense inputs
+    (more than ``SPARSE_SHARE`` non-zero) and other devices use the dense product."""
+    if x.device.type != "cpu" or x.shape[0] == 0 or int(torch.count_nonzero(x)) > SPARSE_SHARE * x.numel():
+        return layer(x * scale)  # type: ignore[no-any-return]
+    rows, cols = x.nonzero(as_tuple=True)
+    counts = torch.bincount(rows, minlength=x.shape[0])
+    offsets = torch.cat([counts.new_zeros(1), counts.cumsum(0)[:-1]])
+    return torch.nn.functional.embedding_bag(cols, layer.weight.t().contiguous(), offsets, mode="sum",
+                                             per_sample_weights=x[rows, cols] * scale[cols]) + layer.bias
 
 
 class Actor(Mlp):
