@@ -33,6 +33,7 @@ from training.ppo_batched import (  # noqa: E402
     gae,
     privileged_features,
     sample_actions,
+    sparse_linear,
     table_options,
 )
 from training.resume import read_resume  # noqa: E402
@@ -100,6 +101,21 @@ def test_privileged_features_from_the_tables_are_training_critics_features_of_th
                     assert np.array_equal(ours[seat], critic.privileged_features(game, seat, 10)), (i, seat)
         actions = torch.where(state.action_mask, torch.rand(state.action_mask.shape, generator=noise), -1.0).argmax(1)
         state = env.step(actions)
+
+
+def test_the_sparse_first_layer_is_the_dense_product_forward_and_backward() -> None:
+    env = BatchedUno(64, num_players=[2, 4, 10, 6] * 16, episode="round", seed=3)
+    observations = env.reset().observation
+    scale = torch.rand(observations.shape[1]) + 0.5
+    for x in (observations, torch.randn(8, observations.shape[1])):  # sparse, then dense (the dense path)
+        layer = torch.nn.Linear(x.shape[1], 32)
+        ours = sparse_linear(layer, x, scale)
+        ours.square().sum().backward()
+        ours_grad = layer.weight.grad.clone()
+        layer.weight.grad = None
+        dense = layer(x * scale)
+        dense.square().sum().backward()
+        assert torch.allclose(ours, dense, atol=1e-5) and torch.allclose(ours_grad, layer.weight.grad, atol=1e-4)
 
 
 def _reference_gae(slots: np.ndarray, rewards: np.ndarray, dones: np.ndarray, boots: np.ndarray,
