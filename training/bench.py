@@ -62,7 +62,7 @@ def _sb3_rate(data: dict[str, Any], steps: int) -> float:
     model.learn(steps, reset_num_timesteps=False)
     elapsed = time.perf_counter() - start
     venv.close()
-    return (model.num_timesteps - warmup) / elapsed
+    return float((model.num_timesteps - warmup) / elapsed)
 
 
 def _batched_rate(data: dict[str, Any], steps: int, threads: int, profile: bool = False) -> tuple[float, float, float]:

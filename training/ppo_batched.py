@@ -415,9 +415,9 @@ class SelfPlay:
                  steps: Callable[[], int]) -> None:
         self.config, self.device, self.generator, self.steps = config, device, generator, steps
         e, b = config.env, config.batched
+        options: dict[str, Any] = table_options(config, b.num_tables, config.seed)
         self.env = BatchedUno(b.num_tables, max_players=e.max_players, episode=e.episode, reward=e.reward,
-                              max_turns=e.max_turns, device=device, seed=seed % 2**31,
-                              **table_options(config, b.num_tables, config.seed))
+                              max_turns=e.max_turns, device=device, seed=seed % 2**31, **options)
         self.num_tables, self.seats = b.num_tables, self.env.num_seats
         self.num_players = self.env.tables.num_players
         self.obs_size = observation_size(e.max_players)
@@ -454,7 +454,7 @@ class SelfPlay:
 
     def drop_unused_kinds(self) -> None:
         """Forget kinds out of the pool that no seat plays any more."""
-        in_use = set(self.seat_kind.unique().tolist()) | set(self.baseline_ids) | set(self.snapshot_ids)
+        in_use = set(torch.unique(self.seat_kind).tolist()) | set(self.baseline_ids) | set(self.snapshot_ids)
         for kind_id in [k for k in self.kinds if k not in in_use]:
             del self.kinds[kind_id]
 
@@ -490,7 +490,9 @@ class SelfPlay:
         """(B,) the critic's value of every table's position, from the learner's seat."""
         rows = torch.arange(self.num_tables, device=self.device)
         with torch.no_grad(), matmul_precision(self.config, self.device):
-            return model.critic(self.critic_input(self.env.observe(self.learner_seat), rows, self.learner_seat))
+            values: torch.Tensor = model.critic(self.critic_input(self.env.observe(self.learner_seat), rows,
+                                                                  self.learner_seat))
+        return values
 
     # ---------------------------------------------------------------- the rollout
     def rollout(self, model: ActorCritic, buffer: Rollout, size: int, stop: StopRequests | None = None) -> Steps | None:
@@ -790,7 +792,7 @@ def ppo_update(model: ActorCritic, buffer: Rollout, advantages: torch.Tensor, re
             if policy_on:
                 loss = loss + policy_loss - p.ent_coef * entropy
             model.optimizer.zero_grad(set_to_none=True)
-            loss.backward()
+            loss.backward()  # type: ignore[no-untyped-call]
             nn.utils.clip_grad_norm_(model.parameters(), p.max_grad_norm)
             model.optimizer.step()
             with torch.no_grad():
