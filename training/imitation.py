@@ -30,7 +30,7 @@ import numpy as np
 
 from agents.registry import make_agent
 from uno_env.core.rules import Rules
-from uno_env.env import raw_env
+from uno_env.uno_v0 import raw_env
 from uno_env.observation import action_mask, observe
 
 from .config import TrainConfig

@@ -51,14 +51,13 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
+from . import GYM_ID, register_envs
 from .core.rules import option_names
-from .env import raw_env
 from .observation import DEFAULT_MAX_PLAYERS, NUM_ACTIONS, action_mask, observation_bounds, observe
 from .render import render_table
+from .uno_v0 import action_id, raw_env
 
 __all__ = ["GYM_ID", "SingleAgentEnv"]
-
-GYM_ID = "uno_env/UnoSingleAgent-v0"
 
 Opponent = Any  # an object with act(observation, info) -> int, or such a callable
 
@@ -258,8 +257,7 @@ class SingleAgentEnv(gymnasium.Env):
         return {"action_mask": self._mask.copy(), "seat": self.seat}
 
 
-if GYM_ID not in gymnasium.registry:
-    gymnasium.register(GYM_ID, entry_point="uno_env.single_agent:SingleAgentEnv")
+register_envs()
 
 
 def _is_choice(value: Any) -> bool:
