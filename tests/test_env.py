@@ -480,6 +480,30 @@ def test_raw_env_illegal_action_raises_and_changes_nothing() -> None:
     assert env.agent_selection == agent and np.array_equal(env.observe(agent)["observation"], before)
 
 
+@pytest.mark.parametrize("bad", [55.0, "55", b"55", np.float32(55), np.float64(50.9), 50.9, True, np.bool_(True),
+                                 [55], np.array([55]), np.array(55.0)])
+def test_raw_env_refuses_non_integer_actions_and_changes_nothing(bad: Any) -> None:
+    env = raw_env(num_players=2)
+    env.reset(seed=3)
+    before = env.game.to_dict()
+    with pytest.raises(IllegalActionError, match="int id"):
+        env.step(bad)
+    assert env.game.to_dict() == before and env.turns == 0
+
+
+def test_raw_env_accepts_python_and_numpy_integers() -> None:
+    from uno_env.uno_v0 import action_id
+
+    for good in (7, np.int64(7), np.int8(7), np.uint16(7), np.array(7), np.array(7, np.int32)):
+        assert action_id(good) == 7 and type(action_id(good)) is int
+    env = raw_env(num_players=2)
+    env.reset(seed=3)
+    for kind in (int, np.int64, np.array):
+        legal = int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"])[0])
+        env.step(kind(legal))
+    assert env.turns == 3
+
+
 def test_wrapped_env_illegal_action_ends_episode_with_penalty() -> None:
     env = uno_env.env(num_players=3)
     env.reset(seed=3)

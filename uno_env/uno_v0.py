@@ -380,6 +380,10 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's naming)
             mask = action_mask(game, seat)
         return {"observation": obs, "action_mask": mask}
 
+    def seat(self, agent: str) -> int:
+        """The seat ``agent`` sits in (``player_i`` sits in seat ``i``)."""
+        return self._seat_of[agent]
+
     def view(self, agent: str) -> dict[str, Any]:
         """``game.view(seat)`` of ``agent``: what it may know as a structured dict (``uno_env.core.view``)."""
         game = self.game
