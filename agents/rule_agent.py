@@ -293,6 +293,8 @@ class RuleAgent(Agent):
         if len(legal) == 1:
             if phase == "play":  # a forced draw
                 self._remember_turn_end(info, _Facts(info), -1)
+            elif phase == "play_drawn" and legal[0] < A.NUM_PLAY_ACTIONS:  # draw until playable: must play it
+                self._remember_turn_end(info, _Facts(info), legal[0])
             return legal[0]
         facts = _Facts(info)
         if phase == "play":

@@ -60,7 +60,7 @@ from uno_env.core import EDITIONS, Game, IllegalActionError, Rules
 from uno_env.core.actions import NUM_ACTIONS
 
 from .base import Agent
-from .registry import REGISTRY, agent_label, make_agent
+from .registry import REGISTRY, agent_label, describe_agent, make_agent, parse_value
 
 UNITS = ("round", "game")
 Z95 = 1.959963984540054
@@ -566,11 +566,13 @@ class _progress:
             self._bar.__exit__(*exc)
 
 
-def _as_agent(item: Agent | str) -> tuple[Agent, str]:
+def _as_agent(item: Agent | str, rules: Rules) -> tuple[Agent, str]:
+    """An agent and its label; a spec is built as on the command line (``ppo`` picks the table's checkpoint)."""
     if isinstance(item, Agent):
-        return item, item.name
+        return item, describe_agent(item)
     if isinstance(item, str):
-        return make_agent(item), agent_label(item)
+        agent = make_agent(item, allow_import=True, edition=rules.edition, num_players=rules.num_players)
+        return agent, agent_label(item, agent)
     raise TypeError(f"an agent is an agents.Agent or a spec string, got {type(item).__name__}")
 
 
@@ -588,13 +590,13 @@ def evaluate(agents: Sequence[Agent | str], rules: Rules | None = None, games: i
              progress: bool = False, max_decisions: int = DEFAULT_MAX_DECISIONS) -> MatchResult:
     """Play one lineup (one agent or spec per seat) for about ``games`` games (rounded up to whole deals)."""
     _check(unit, workers, seed)
-    built = [_as_agent(a) for a in agents]
+    if rules is None:
+        rules = Rules(num_players=len(agents))
+    built = [_as_agent(a, rules) for a in agents]
     lineup = [a for a, _ in built]
     names = list(labels) if labels is not None else [label for _, label in built]
     if len(names) != len(lineup):
         raise ValueError(f"{len(names)} labels for {len(lineup)} agents")
-    if rules is None:
-        rules = Rules(num_players=len(lineup))
     if rules.num_players != len(lineup):
         raise ValueError(f"the rules seat {rules.num_players} players but the lineup has {len(lineup)} agents")
     deals = max(1, math.ceil(games / rules.num_players))
@@ -617,12 +619,12 @@ def round_robin(agents: Mapping[str, Agent | str] | Sequence[Agent | str], rules
     from openskill.models import PlackettLuce
 
     _check(unit, workers, seed)
+    rules = rules or Rules(num_players=2)
     items = list(agents.items()) if isinstance(agents, Mapping) else [(None, a) for a in agents]
-    built = [(_as_agent(a), key) for key, a in items]
+    built = [(_as_agent(a, rules), key) for key, a in items]
     pool = {(key if key is not None else label): agent for (agent, label), key in built}
     if len(pool) != len(built):
         raise ValueError("round robin agents need distinct labels (pass a dict label -> agent)")
-    rules = rules or Rules(num_players=2)
     n = rules.num_players
     if len(pool) < n:
         raise ValueError(f"a round robin at {n} players needs at least {n} distinct agents, got {len(pool)}")
@@ -664,14 +666,12 @@ def _expand(specs: Sequence[str]) -> Iterator[str]:
 
 
 def _rule_options(pairs: Sequence[str]) -> dict[str, Any]:
-    from .registry import _value
-
     options: dict[str, Any] = {}
     for pair in pairs:
         key, sep, value = pair.partition("=")
         if not sep:
             raise SystemExit(f"--rule expects KEY=VALUE, got {pair!r}")
-        options[key.strip().replace("-", "_")] = _value(value)
+        options[key.strip().replace("-", "_")] = parse_value(value, f"--rule {pair}")
     return options
 
 

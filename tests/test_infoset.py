@@ -123,18 +123,26 @@ def test_rule_5_4_own_bluff_is_kept_and_others_bluff_is_sampled():
     assert guilt == {True, False}  # seat 0 cannot know; samples of seat 1's hand decide
 
 
-def test_rule_3_4_card_another_seat_just_drew_is_a_playable_hidden_card():
+@pytest.mark.parametrize("until_playable", [False, True])
+def test_rule_3_4_card_another_seat_just_drew_is_a_hidden_card_playable_only_under_draw_until_playable(
+        until_playable):
     game = stacked_game("classic", 2, hands={1: ["B1", "B2", "B3", "B4", "B5", "B6", "B7"]}, start=["R9"],
-                        then=["R3"])
+                        then=["R3"], draw_until_playable=until_playable)
     play(game, ["draw"])
     assert game.phase.value == "play_drawn" and game.current_player == 1
     view = game.view(0)
-    for seed in range(20):
+    playable = set()
+    for seed in range(30):
         sample = sample_game(view, seed)
         assert sample.view(0) == view
         drawn = sample.drawn_card
         assert drawn is not None and drawn in sample.hands[1]
-        assert any(a.text == f"play {drawn}" for a in sample.legal_actions())
+        plays = any(a.text == f"play {drawn}" for a in sample.legal_actions())
+        playable.add(plays)
+        assert [a.text for a in sample.legal_actions()] == (
+            [f"play {drawn}"] if until_playable else [f"play {drawn}", "keep"] if plays else ["keep"])
+    # Rule 3.4: seat 0 cannot know whether the card plays; rule 7.4: it must, and is played.
+    assert playable == ({True} if until_playable else {True, False})
 
 
 def test_rule_5_2_catch_window_position_is_derived():

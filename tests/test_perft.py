@@ -129,17 +129,22 @@ def test_hand_checked_first_decisions(pinned):
     """The first entries of a few cases, re-derived from the dealt cards by rule 3.2."""
     for case in ("classic/2/0/default", "monster_high/4/1/default", "angry_birds/4/2/default",
                  "masters_of_the_universe/2/1/default"):
-        for game, texts in walk(case, 6):
-            if game.phase.value != "play":
+        for game, texts in walk(case, 14):
+            if game.phase.value not in ("play", "play_drawn"):
                 continue
             ed = game.edition
             hand = game.hands[game.current_player]
             active = ed.letters[ed.colors.index(game.active_color)]
             top = game.top_card
-            playable = sorted(
-                {c for c in hand if c.startswith("W") or c[0] == active or (not top.startswith("W") and c[1:] == top[1:])},
-                key=ed.kind,
-            )
+
+            def plays(c: str, active: str = active, top: str = top) -> bool:
+                return c.startswith("W") or c[0] == active or (not top.startswith("W") and c[1:] == top[1:])
+
+            if game.phase.value == "play_drawn":  # rule 3.4: play the drawn card if it plays, or keep it
+                drawn = game.drawn_card
+                assert texts == ([f"play {drawn}"] if plays(drawn) else []) + ["keep"], (case, drawn, top)
+                continue
+            playable = sorted({c for c in hand if plays(c)}, key=ed.kind)
             assert texts == [f"play {c}" for c in playable] + ["draw"], (case, hand, top)
     # The very first decision of classic/2/0, worked out by hand from the deal (see --show):
     first_game, first_texts = walk("classic/2/0/default", 1)[0]
@@ -147,6 +152,11 @@ def test_hand_checked_first_decisions(pinned):
     assert sorted(first_game.hands[first_game.current_player]) == sorted(HAND_CHECKED_HAND)
     assert first_texts == HAND_CHECKED_LEGAL
     assert pinned["counts"]["classic/2/0/default"][0] == len(HAND_CHECKED_LEGAL)
+    # Its third decision: seat 0 held nothing but W to play on R0, drew, and drew YD, which
+    # matches neither red nor 0: a forced keep (rule 3.4), pinned as a count of 1.
+    drawn_game, drawn_texts = walk("classic/2/0/default", 3)[2]
+    assert (drawn_game.phase.value, drawn_game.current_player, drawn_game.drawn_card) == ("play_drawn", 0, "YD")
+    assert drawn_texts == ["keep"] and pinned["counts"]["classic/2/0/default"][2] == 1
 
 
 # From `--show classic/2/0/default`, checked by hand: two players, the start card is a red

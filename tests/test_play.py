@@ -18,12 +18,12 @@ from pathlib import Path
 import pexpect
 import pytest
 
-import agents
-from agents import RandomAgent, RuleAgent
+from agents import RuleAgent
+from agents.registry import AgentSpecError, shipped_checkpoint
 from tests.helpers import position
 from uno_env.core import EDITIONS, Game
 from uno_env.core import actions as A
-from uno_env.play import ForgetfulAgent, default_checkpoint, make_opponent, split_specs
+from uno_env.play import ForgetfulAgent, make_opponent, split_specs
 
 PROMPT = "your move> "
 ROUND_PROMPT = "press Enter for the next round> "
@@ -170,7 +170,9 @@ def test_play_never_shows_hidden_cards(tmp_path: Path) -> None:
                     draw=["Y1"])
     child = spawn("--load", str(saved_game(tmp_path, game)))
     child.expect_exact(PROMPT)
-    child.sendline("draw")  # the others' turns follow; their cards stay hidden unless played
+    child.sendline("draw")  # Y1 does not play on R8: a forced keep (rule 3.4), then the others' turns
+    child.expect_exact(PROMPT)
+    child.sendline("keep")  # their cards stay hidden unless played
     child.expect_exact(PROMPT)
     screen = child.logfile_read.getvalue()
     played = set(re.findall(r"Player 1 plays (\w+)", screen))
@@ -269,6 +271,24 @@ def test_play_load_rejects_a_bad_file_cleanly(tmp_path: Path) -> None:
     child.close()
     assert child.exitstatus == 2
     assert "is not a saved game" in child.before and "Traceback" not in child.before
+
+
+def test_rule_issue_13_1_a_saved_games_opponents_never_run_code(tmp_path: Path) -> None:
+    import subprocess
+
+    hostile = "ctypes._aix:Popen:args='touch PWNED',shell=True"
+    game = position("classic", 4, hands={0: ["R5", "G1"]}, discard=["R7"])
+    for opponents in ([hostile], [hostile] * 3, ["rule", "os:system", "rule"]):
+        path = tmp_path / "hostile.json"
+        path.write_text(json.dumps({"format": "uno_env.play", "version": 1, "human_seat": 0, "opponents": opponents,
+                                    "forgetful": 0.0, "seed": 1, "uno_prompt": False, "game": game.to_dict()}))
+        before = path.read_bytes()
+        out = subprocess.run(_command() + ["--no-color", "--load", str(path)], capture_output=True, text=True,
+                             cwd=tmp_path, timeout=TIMEOUT, stdin=subprocess.DEVNULL)
+        assert out.returncode == 2, out.stdout + out.stderr
+        assert "may not import code" in out.stderr and "Traceback" not in out.stderr
+        assert not (tmp_path / "PWNED").exists()
+        assert path.read_bytes() == before  # nothing changed
 
 
 # ---------------------------------------------------------------------- decisions
@@ -372,47 +392,35 @@ def test_play_default_opponents_play_the_shipped_ppo_checkpoint(tmp_path: Path) 
                          "--checkpoints", str(tmp_path), "--opponents", "ppo,rule"]
     child = pexpect.spawn(argv[0], argv[1:], encoding="utf-8", timeout=TIMEOUT, dimensions=(50, 200))
     child.delaybeforesend = None
-    child.expect_exact("player 1: ppo, player 2: rule")
+    child.expect_exact("player 1: ppo[universal], player 2: rule")
     transcript = drive(child)
     assert child.exitstatus == 0 and "GAME OVER:" in child.before
     assert "Notice" not in transcript and "Traceback" not in transcript
     assert re.search(r"Player 1 (plays|draws)", transcript)
 
 
-def test_play_ppo_uses_the_shipped_checkpoint(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    class FakePPO(RandomAgent):
-        loaded: list[str] = []
-
-        @classmethod
-        def load(cls, path: str) -> FakePPO:
-            cls.loaded.append(path)
-            return cls()
-
-    (tmp_path / "universal.zip").write_text("weights")
-    monkeypatch.setattr(agents, "PPOAgent", FakePPO, raising=False)
+def test_play_ppo_specs_name_shipped_checkpoints_or_paths(tmp_path: Path) -> None:
+    path = _tiny_checkpoint(tmp_path / "universal.safetensors", max_players=4)
     notices: list[str] = []
     agent, label = make_opponent("ppo", tmp_path, notices)
-    assert isinstance(agent, FakePPO) and label == "ppo" and notices == []
-    assert FakePPO.loaded == [str(tmp_path / "universal.zip")]
-    agent, label = make_opponent(f"ppo:{tmp_path / 'universal.zip'}", tmp_path / "none", notices)
-    assert isinstance(agent, FakePPO)
-    with pytest.raises(ValueError, match="does not exist"):
-        make_opponent(f"ppo:{tmp_path / 'missing.zip'}", tmp_path, notices)
+    assert label == "ppo[universal]" and notices == []
+    for spec in (f"ppo:{path}", f"ppo:path={path}", "ppo:universal"):  # issue 16 item 1: one grammar
+        agent, label = make_opponent(spec, tmp_path, notices)
+        assert agent.metadata["max_players"] == 4 and label == "ppo[universal]", spec
+    with pytest.raises(AgentSpecError, match="no PPO checkpoint"):
+        make_opponent(f"ppo:{tmp_path / 'missing.safetensors'}", tmp_path, notices)
 
 
-def test_play_ppo_falls_back_when_the_checkpoint_cannot_load(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    class BrokenPPO:
-        @classmethod
-        def load(cls, path: str) -> None:
-            raise RuntimeError("torch is not installed")
-
-    (tmp_path / "universal.pt").write_text("weights")
-    monkeypatch.setattr(agents, "PPOAgent", BrokenPPO, raising=False)
+def test_play_ppo_falls_back_when_the_checkpoint_cannot_load(tmp_path: Path) -> None:
+    (tmp_path / "universal.safetensors").write_bytes(b"damaged")
     notices: list[str] = []
     agent, label = make_opponent("ppo", tmp_path, notices)
     assert isinstance(agent, RuleAgent) and label == "rule"
-    assert len(notices) == 1 and "torch is not installed" in notices[0]
-    assert default_checkpoint(tmp_path / "nowhere") is None
+    agent, label = make_opponent("ppo", tmp_path, notices)
+    assert len(notices) == 1 and "cannot load the PPO checkpoint" in notices[0]
+    assert shipped_checkpoint(directory=tmp_path / "nowhere") is None
+    with pytest.raises(AgentSpecError):  # a named checkpoint that cannot load is an error, not a fallback
+        make_opponent("ppo:universal", tmp_path, notices)
 
 
 def test_play_ppo_prefers_the_most_specialised_shipped_checkpoint_for_the_table(tmp_path: Path) -> None:
@@ -423,19 +431,19 @@ def test_play_ppo_prefers_the_most_specialised_shipped_checkpoint_for_the_table(
     classic = tmp_path / "classic.safetensors"
     write_checkpoint(classic, tensors, {**meta, "editions": ["classic"], "num_players": [2, 3, 4]})
     (tmp_path / "damaged.safetensors").write_bytes(b"not a checkpoint")  # skipped, not fatal
-    assert default_checkpoint(tmp_path, "classic", 4) == classic
-    assert default_checkpoint(tmp_path, "monster_high", 4) == universal  # the specialist never saw it
-    assert default_checkpoint(tmp_path, "classic", 3) == classic
-    assert default_checkpoint(tmp_path) == universal  # no table given: the universal one
+    assert shipped_checkpoint("classic", 4, tmp_path) == classic
+    assert shipped_checkpoint("monster_high", 4, tmp_path) == universal  # the specialist never saw it
+    assert shipped_checkpoint("classic", 3, tmp_path) == classic
+    assert shipped_checkpoint(directory=tmp_path) == universal  # no table given: the universal one
     points = tmp_path / "classic_points.safetensors"
     config = {**meta.get("config", {}), "env": {**meta.get("config", {}).get("env", {}), "reward": "score"}}
     write_checkpoint(points, tensors, {**meta, "editions": ["classic"], "num_players": [2, 3, 4], "config": config})
-    assert default_checkpoint(tmp_path, "classic", 4) == points  # equally specialised: trained on points
-    assert default_checkpoint(tmp_path, "monster_high", 2) == universal
+    assert shipped_checkpoint("classic", 4, tmp_path) == points  # equally specialised: trained on points
+    assert shipped_checkpoint("monster_high", 2, tmp_path) == universal
     points.unlink()
     notices: list[str] = []
     agent, label = make_opponent("ppo", tmp_path, notices, "classic", 2)
-    assert label == "ppo" and agent.metadata["editions"] == ["classic"] and notices == []
+    assert label == "ppo[classic]" and agent.metadata["editions"] == ["classic"] and notices == []
 
 
 def test_play_opponent_specs_split_on_commas_keep_agent_options() -> None:

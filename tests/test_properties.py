@@ -139,10 +139,13 @@ def expected_legal_ids(game: Game, hand: list[str]) -> list[int]:
             return True
         return code[0] == active_letter or code[1:] == top_symbol
 
-    if phase == Phase.PLAY_DRAWN:
+    if phase == Phase.PLAY_DRAWN:  # rule 3.4, and 7.4's draw until playable
         drawn = game.drawn_card
-        assert drawn is not None and drawn in hand and playable(drawn)
-        return [ed.kind(drawn), 56]
+        assert drawn is not None and drawn in hand
+        if not playable(drawn):
+            assert not rules.draw_until_playable
+            return [56]
+        return [ed.kind(drawn)] if rules.draw_until_playable else [ed.kind(drawn), 56]
     assert phase == Phase.PLAY, phase
     return sorted({ed.kind(c) for c in hand if playable(c)}) + [DRAW]
 
@@ -632,16 +635,25 @@ def test_rule_7_4_determinize_in_the_stack_phase_keeps_the_view_and_loads():
     assert holds_draw_two == {True, False}
 
 
-def test_rule_3_4_determinize_while_another_seat_holds_a_playable_drawn_card():
-    # The drawn card was the last of the draw pile; the sample must still give seat 1 a
-    # playable drawn card (R1 is the only hidden card that is playable on R9).
-    game = position("classic", 2, hands={1: ["B2"]}, discard=["R9"], draw=["R1"], current=1, rest_to=0)
+@pytest.mark.parametrize("until_playable", [False, True])
+def test_rule_3_4_determinize_while_another_seat_holds_a_drawn_card(until_playable):
+    # The drawn card was the last of the draw pile. Seat 0 sees only that seat 1 drew: without
+    # draw until playable the drawn card is any hidden card (rule 3.4: keeping looks the same
+    # whether or not it plays); with it, the drawn card plays (7.4), and R1 is the only hidden
+    # card that plays on R9.
+    game = position("classic", 2, hands={1: ["B2"]}, discard=["R9"], draw=["R1"], current=1, rest_to=0,
+                    draw_until_playable=until_playable)
     game.step("draw")
     assert game.phase == Phase.PLAY_DRAWN and game.drawn_card == "R1" and game.draw_pile == []
+    drawn = set()
     for sample_seed in range(20):
         sample = game.determinize(0, sample_seed)
-        assert sample.drawn_card == "R1" and sorted(sample.hands[1]) == ["B2", "R1"]
-        assert sample.legal_actions() == game.legal_actions()
+        assert sorted(sample.hands[1]) == ["B2", "R1"] and sample.view(0) == game.view(0)
+        drawn.add(sample.drawn_card)
+        assert [str(a) for a in sample.legal_actions()] == (
+            ["play R1"] if sample.drawn_card == "R1" and until_playable
+            else ["play R1", "keep"] if sample.drawn_card == "R1" else ["keep"])
+    assert drawn == ({"R1"} if until_playable else {"R1", "B2"})
 
 
 def test_a_determinized_game_plays_on_like_a_real_one():

@@ -393,6 +393,18 @@ def test_rule_7_4_stacking_draw_two_answers_draw_two_of_any_color() -> None:
     assert (game.top_card, game.active_color) == ("BD", "blue")
 
 
+@pytest.mark.parametrize("dealer", [0, 2])
+def test_rule_7_4_stacking_a_first_card_draw_two_is_not_stackable(dealer: int) -> None:
+    # Seat left of the dealer holds a Draw Two, yet draws 2 at once and is skipped: no stack phase.
+    left, after = (dealer + 1) % 4, (dealer + 2) % 4
+    deck = stacked_deck("classic", 4, dealer, hands={left: ["BD", "YD", "R1", "R2", "R3", "R4", "R5"]},
+                        start=["GD"], then=["Y8", "B2"])
+    game = Game(Rules(num_players=4, stacking=True), deck=deck, dealer=dealer)
+    assert brief(game)[-3:] == [*draws(left, ["Y8", "B2"], "start_draw_two"), ("skip", left, None, None)]
+    assert (game.phase, game.current_player, game.penalty, game.top_card) == (Phase.PLAY, after, 0, "GD")
+    assert len(game.hands[left]) == 9
+
+
 def test_rule_7_4_stacking_accept_draws_the_total_and_loses_the_turn() -> None:
     game = make_position(hands=[["RD", "R1", "G1"], ["GD", "B2", "B3"], ["YD", "Y6", "Y7"], ["G7", "G8", "G9"]],
                  top="R5", draw=["B8", "B9", "Y0", "Y1", "Y2", "Y3"], stacking=True)
@@ -710,10 +722,11 @@ def test_rule_7_4_draw_until_playable_keeps_drawing_until_a_playable_card() -> N
     game.step("draw")
     assert brief(game) == draws(0, ["G2", "B4", "Y9", "R8"], "turn")
     assert (game.phase, game.current_player, game.drawn_card) == (Phase.PLAY_DRAWN, 0, "R8")
-    assert legal(game) == ["play R8", "keep"]
-    kept = game.clone()
-    kept.step("keep")
-    assert (kept.current_player, kept.hands[0]) == (1, ["G1", "B2", "Y3", "G2", "B4", "Y9", "R8"])
+    assert legal(game) == ["play R8"]  # the playable card must be played: no keep
+    saved = game.to_dict()
+    with pytest.raises(IllegalActionError, match="legal: play R8"):
+        game.step("keep")
+    assert game.to_dict() == saved
     game.step("play R8")
     assert (game.top_card, game.current_player, len(game.hands[0])) == ("R8", 1, 6)
 
@@ -723,7 +736,7 @@ def test_rule_7_4_draw_until_playable_a_first_playable_card_stops_at_once() -> N
                  draw=["W", "B4"], draw_until_playable=True)
     game.step("draw")
     assert brief(game) == draws(0, ["W"], "turn")
-    assert game.phase == Phase.PLAY_DRAWN
+    assert (game.phase, legal(game)) == (Phase.PLAY_DRAWN, ["play W"])
 
 
 def test_rule_7_4_draw_until_playable_off_draws_one() -> None:
@@ -731,6 +744,8 @@ def test_rule_7_4_draw_until_playable_off_draws_one() -> None:
                  draw=["G2", "R8"])
     game.step("draw")
     assert brief(game) == draws(0, ["G2"], "turn")
+    assert (game.phase, game.current_player, legal(game)) == (Phase.PLAY_DRAWN, 0, ["keep"])
+    game.step("keep")
     assert (game.phase, game.current_player) == (Phase.PLAY, 1)
 
 
@@ -753,7 +768,7 @@ def test_rule_7_4_draw_until_playable_a_forbidden_bluff_is_not_playable(allow_bl
     game = make_position(hands=[["R1", "G2", "B3"], ["B4", "G3"], ["Y5", "Y6"], ["G7"]], top="R5",
                  draw=["W4", "G5", "G6"], draw_until_playable=True, allow_bluff=allow_bluff)
     game.step("draw")
-    assert game.drawn_card == stops_at
+    assert (game.drawn_card, legal(game)) == (stops_at, [f"play {stops_at}"])
 
 
 # ---------------------------------------------------------------------------- options and saves
@@ -871,6 +886,20 @@ def test_rule_7_4_stacking_phase_hides_whether_a_draw_two_is_held() -> None:
         holds_draw_two.append(any(c.endswith("D") for c in sample.hands[1]))
         Game.from_dict(sample.to_dict())
     assert any(holds_draw_two) and not all(holds_draw_two)
+
+
+def test_rule_3_4_determinize_in_play_drawn_samples_any_hidden_card() -> None:
+    # Without draw until playable the seat knows nothing of the card another seat drew.
+    game = make_position(2, hands=[["G1", "B2", "Y3"], ["Y5"]], top="R5", draw=["R8"], leftover=1)
+    game.step("draw")
+    plays = set()
+    for seed in range(40):
+        sample = game.determinize(1, seed)
+        assert sample.view(1) == game.view(1)
+        assert sample.drawn_card is not None and sample.drawn_card in sample.hands[0]
+        plays.add(legal(sample)[0] != "keep")
+        Game.from_dict(sample.to_dict())
+    assert plays == {True, False}
 
 
 def test_rule_7_4_draw_until_playable_determinize_in_play_drawn() -> None:

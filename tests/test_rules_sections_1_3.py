@@ -517,8 +517,8 @@ def test_rule_3_3_drawn_w4_follows_the_bluff_option(allow_bluff):
     assert game.hands[0] == ["R2", "G1", "W4"]
     if allow_bluff:
         assert (game.phase, game.current_player, texts(game)) == (Phase.PLAY_DRAWN, 0, ["play W4", "keep"])
-    else:  # the drawn W4 is not playable (red in hand): the turn ends
-        assert (game.phase, game.current_player) == (Phase.PLAY, 1)
+    else:  # the drawn W4 is not playable (red in hand): a forced keep (rule 3.4)
+        assert (game.phase, game.current_player, texts(game)) == (Phase.PLAY_DRAWN, 0, ["keep"])
 
 
 # ---------------------------------------------------------------------------------------- 3.4
@@ -552,12 +552,34 @@ def test_rule_3_4_drawn_playable_card_may_be_kept_and_the_turn_ends():
     assert trail(game) == [("draw", 0, "R3", "turn"), ("keep", 0, None, None)]
 
 
-def test_rule_3_4_drawn_unplayable_card_ends_the_turn():
+def test_rule_3_4_drawn_unplayable_card_is_a_forced_keep_then_the_turn_ends():
     game = position(hands={0: list(NO_MATCH)}, discard=["R7"], draw=["B9"])
     game.step("draw")
     assert game.hands[0] == NO_MATCH + ["B9"]
+    assert (game.phase, game.current_player, game.drawn_card, texts(game)) == (Phase.PLAY_DRAWN, 0, "B9", ["keep"])
+    with pytest.raises(IllegalActionError, match="legal: keep"):
+        game.step("play B9")
+    game.step("keep")
     assert (game.phase, game.current_player, game.top_card) == (Phase.PLAY, 1, "R7")
-    assert trail(game) == [("draw", 0, "B9", "turn")]
+    assert trail(game) == [("draw", 0, "B9", "turn"), ("keep", 0, None, None)]
+
+
+@pytest.mark.parametrize("observer", [1, 2, 3])
+def test_rule_3_4_other_seats_cannot_tell_a_kept_playable_card_from_an_unplayable_one(observer):
+    """The phase, the log, the view and the observation look the same either way."""
+    from uno_env.observation import observe
+
+    seen = []
+    for drawn in ("Y7", "B9"):  # Y7 plays on R7, B9 does not (neither is in a filler hand)
+        game = position(hands={0: list(NO_MATCH)}, discard=["R7"], draw=[drawn])
+        game.step("draw")
+        during = (game.phase, game.current_player, game.events(observer), game.view(observer),
+                  observe(game, observer).tolist())
+        game.step("keep")
+        after = (game.events(observer), game.view(observer), observe(game, observer).tolist())
+        seen.append((during, after))
+    assert seen[0] == seen[1]
+    assert seen[0][0][:2] == (Phase.PLAY_DRAWN, 0)
 
 
 @pytest.mark.parametrize(("drawn", "playable"), [("Y7", True), ("B9", False)])
@@ -567,8 +589,8 @@ def test_rule_3_4_a_player_may_draw_while_holding_a_playable_card(drawn, playabl
     assert set(texts(game)) == {"play R1", "play G7", "play W", "draw"}
     game.step("draw")
     assert game.hands[0] == hand + [drawn]
-    if not playable:
-        assert (game.phase, game.current_player) == (Phase.PLAY, 1)
+    if not playable:  # no other card may be played either: a forced keep
+        assert (game.phase, game.current_player, texts(game)) == (Phase.PLAY_DRAWN, 0, ["keep"])
         return
     assert texts(game) == [f"play {drawn}", "keep"]
     saved = game.to_dict()
@@ -648,7 +670,7 @@ def test_rule_3_6_empty_draw_pile_reshuffles_the_discards_under_the_top_card():
     assert game.discard_pile == ["R7"]
     assert sorted(game.draw_pile + [drawn]) == sorted(RESHUFFLED)
     assert game.hands[0] == NO_MATCH + [drawn]
-    assert (game.phase, game.current_player) == (Phase.PLAY, 1)
+    assert (game.phase, game.current_player, texts(game)) == (Phase.PLAY_DRAWN, 0, ["keep"])  # none plays on R7
     twin.step("draw")  # the reshuffle uses the game's own generator: same state, same order
     assert twin.draw_pile == game.draw_pile and twin.hands == game.hands
 

@@ -70,7 +70,9 @@ With ``M = 10`` the vector has 839 entries. Every entry lies in the bounds
 sizes never exceed 112, the largest deck). ``OBSERVATION_VERSION`` changes whenever the
 layout or the meaning of an entry does.
 
-Version history: 1 - first layout.
+Version history: 1 - first layout. Since the rule 3.4 ruling the ``play_drawn`` phase follows
+every turn draw that yields a card (a forced ``keep`` when it does not play); the layout and
+the meaning of each entry are unchanged, so version 1 checkpoints still read it.
 """
 
 from __future__ import annotations

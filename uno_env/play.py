@@ -55,7 +55,6 @@ SAVE_VERSION = 1
 DEFAULT_SAVE = "uno-save.json"
 PROMPT = "your move> "
 ROUND_PROMPT = "press Enter for the next round> "
-DEFAULT_CHECKPOINTS = Path(__file__).resolve().parent.parent / "checkpoints"
 
 COLOR_STYLES = {
     "red": "bold red", "yellow": "bold yellow", "green": "bold green", "blue": "bold bright_blue",
@@ -122,36 +121,6 @@ class ForgetfulAgent:
         return f"ForgetfulAgent({self.inner!r}, p={self.p})"
 
 
-def default_checkpoint(directory: Path, edition: str | None = None, num_players: int | None = None) -> Path | None:
-    """The shipped checkpoint to play: for a given edition and table size, the most specialised
-    ``*.safetensors`` trained on both (``classic`` over ``universal`` for classic at 2-4 players;
-    between equally specialised ones, one trained on round points, ``env.reward: score``, since
-    points decide the whole games people play); else ``universal.safetensors``, else the first
-    ``universal*``."""
-    if not directory.is_dir():
-        return None
-    if edition is not None and num_players is not None:
-        from agents.ppo_agent import CheckpointError, read_checkpoint
-
-        fits = []
-        for path in sorted(directory.glob("*.safetensors")):
-            try:
-                _, meta = read_checkpoint(path)
-            except (CheckpointError, OSError):
-                continue
-            editions, tables = meta.get("editions") or [], meta.get("num_players") or []
-            if edition in editions and num_players in tables:
-                on_points = ((meta.get("config") or {}).get("env") or {}).get("reward") == "score"
-                fits.append((len(editions) * len(tables), not on_points, path.name, path))
-        if fits:
-            return min(fits)[-1]
-    preferred = directory / "universal.safetensors"
-    if preferred.is_file():
-        return preferred
-    found = sorted(p for p in directory.glob("universal*") if p.is_file())
-    return found[0] if found else None
-
-
 def split_specs(text: str) -> list[str]:
     """Opponent specs from a comma list; ``key=value`` pieces belong to the spec before them, ``x*3`` repeats."""
     specs: list[str] = []
@@ -169,55 +138,25 @@ def split_specs(text: str) -> list[str]:
     return specs
 
 
-def make_opponent(spec: str, checkpoints: Path, notices: list[str], edition: str | None = None,
-                  num_players: int | None = None) -> tuple[Any, str]:
-    """An agent and its display label for one spec; ``ppo`` (the shipped checkpoint for this edition
-    and table size, ``default_checkpoint``) falls back to ``rule`` with a notice."""
-    from agents import RuleAgent, make_agent
+def make_opponent(spec: str, checkpoints: Path | None, notices: list[str], edition: str | None = None,
+                  num_players: int | None = None, *, allow_import: bool = False) -> tuple[Any, str]:
+    """An agent and its display label for one spec (``agents.registry.make_agent``, with
+    ``allow_import`` only for specs typed on the command line); a bare ``ppo`` that cannot be
+    built (no shipped checkpoint, a damaged one) falls back to ``rule`` with a notice."""
+    from agents import RuleAgent
+    from agents.registry import AgentSpecError, agent_label, make_agent
 
-    name, _, rest = spec.partition(":")
-    if name == "ppo" and "=" in rest:  # registry options (ppo:path=FILE,deterministic=false): no fallback
-        try:
-            return make_agent(spec), "ppo"
-        except Exception as err:
-            raise ValueError(f"cannot load {spec!r}: {err}") from None
-    if name == "ppo":
-        path: Path | None = None
-        if rest:
-            path = Path(rest)
-            if not path.exists():
-                raise ValueError(f"PPO checkpoint {rest!r} does not exist")
-        else:
-            path = default_checkpoint(checkpoints, edition, num_players)
-        reason = ""
-        if path is None:
-            reason = f"no shipped PPO checkpoint in {checkpoints}"
-        else:
-            try:
-                return _ppo_class().load(str(path)), "ppo"
-            except Exception as err:  # any failure to load: a missing class, torch, a bad file
-                if rest:
-                    raise ValueError(f"cannot load PPO checkpoint {rest!r}: {err}") from None
-                reason = f"cannot load the PPO checkpoint {path} ({type(err).__name__}: {err})"
-        notice = f"Notice: {reason}; 'ppo' opponents play the rule agent instead."
+    try:
+        agent = make_agent(spec, allow_import=allow_import, edition=edition, num_players=num_players,
+                           checkpoints=checkpoints)
+    except AgentSpecError as err:
+        if spec.strip() != "ppo":
+            raise
+        notice = f"Notice: {err}; 'ppo' opponents play the rule agent instead."
         if notice not in notices:
             notices.append(notice)
         return RuleAgent(), "rule"
-    return make_agent(spec), name
-
-
-def _ppo_class() -> Any:
-    """``agents.PPOAgent`` (or ``agents.ppo.PPOAgent``); raises ImportError when neither exists."""
-    import importlib
-
-    import agents
-
-    found = getattr(agents, "PPOAgent", None)
-    if found is None:
-        found = getattr(importlib.import_module("agents.ppo"), "PPOAgent", None)
-    if found is None:
-        raise ImportError("agents.PPOAgent is not available")
-    return found
+    return agent, agent_label(spec, agent)
 
 
 # ---------------------------------------------------------------------- the session
@@ -692,7 +631,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--delay", type=float, default=0.3, metavar="SECONDS",
                         help="pause after each AI move and each card King Pig deals (default 0.3; 0 for none)")
     parser.add_argument("--no-color", action="store_true", help="plain text, no colors")
-    parser.add_argument("--checkpoints", type=Path, default=DEFAULT_CHECKPOINTS,
+    parser.add_argument("--checkpoints", type=Path, default=None,
                         help="where the shipped checkpoints live (default: the repository's checkpoints/)")
     parser.add_argument("--save-file", default=DEFAULT_SAVE, help="default file for `save` (uno-save.json)")
     return parser
@@ -724,7 +663,11 @@ def setup(args: argparse.Namespace, console: Console) -> PlaySession:
             raise ValueError(f"{args.load} is not a saved game: {err}") from None
         human = int(saved.get("human_seat", args.seat))
         seed = int(saved.get("seed", 0)) * 1_000_003 + len(game.log)
-        specs_text = args.opponents or ",".join(saved.get("opponents", [])) or "ppo"
+        saved_specs = saved.get("opponents") or ["ppo"]
+        if not isinstance(saved_specs, list) or not all(isinstance(x, str) for x in saved_specs):
+            raise ValueError(f"{args.load}: 'opponents' must be a list of agent specs (text)")
+        specs_text = args.opponents or ",".join(saved_specs)
+        from_file = args.opponents is None
         forgetful = args.forgetful or float(saved.get("forgetful", 0.0))
         uno_prompt = args.uno_prompt or bool(saved.get("uno_prompt", False))
     else:
@@ -739,13 +682,14 @@ def setup(args: argparse.Namespace, console: Console) -> PlaySession:
         game = Game(rules, seed=seed)
         human = args.seat
         specs_text = args.opponents or "ppo"
+        from_file = False
         forgetful = args.forgetful
         uno_prompt = args.uno_prompt
         console.print(f"Seed {seed} (replay this game with --seed {seed})")
     n = game.num_players
     if not 0 <= human < n:
         raise ValueError(f"--seat must be 0..{n - 1}, got {human}")
-    specs = split_specs(specs_text)
+    specs = saved_specs if from_file else split_specs(specs_text)
     if len(specs) == 1:
         specs *= n - 1
     if len(specs) != n - 1:
@@ -758,7 +702,8 @@ def setup(args: argparse.Namespace, console: Console) -> PlaySession:
     seeder = random.Random(seed)
     for offset, spec in enumerate(specs, 1):
         seat = (human + offset) % n
-        agent, label = make_opponent(spec, args.checkpoints, notices, game.rules.edition, n)
+        agent, label = make_opponent(spec, args.checkpoints, notices, game.rules.edition, n,
+                                     allow_import=not from_file)
         if forgetful > 0:
             agent = ForgetfulAgent(agent, forgetful)
         agent_seed = seeder.getrandbits(63)

@@ -8,7 +8,7 @@ id      text                meaning
 53      ``play W4``         play a Wild Draw Four (legal or, where allowed, a bluff)
 54      ``play WU|WK|WG``   play the edition's special wild
 55      ``draw``            draw one card instead of playing
-56      ``keep``            keep the playable card just drawn
+56      ``keep``            keep the card just drawn (forced when it does not play)
 57-60   ``color <name>``    name the active color after a wild (slot 0..3)
 61-64   ``give <name>``     Urrrhhh: give away every card of that color (slot 0..3)
 65      ``challenge``       challenge the Wild Draw Four just played on you

@@ -28,9 +28,11 @@ def determinize(game: Game, seat: int, rng: random.Random | int | None = None) -
         rng = random.Random(rng)
     copy = game.clone()
     pool: list[int] = list(copy._draw)
-    # A card just drawn by another seat is hidden, but the seat knows it was playable.
+    # A card just drawn by another seat is hidden; under draw until playable the seat knows it
+    # plays (rule 7.4), otherwise nothing about it (rule 3.4: a keep looks the same either way).
     drawer = copy._current if copy._phase == PLAY_DRAWN and copy._current != seat else -1
-    if drawer >= 0:
+    must_play = drawer >= 0 and copy.rules.draw_until_playable
+    if must_play:
         copy._hands[drawer].remove(copy._drawn)
         pool.append(copy._drawn)
     fixed: list[list[int]] = []
@@ -48,7 +50,7 @@ def determinize(game: Game, seat: int, rng: random.Random | int | None = None) -
                 pool.append(kind)
         fixed.append(keep)
     rng.shuffle(pool)
-    if drawer >= 0:  # any hidden card that would have been playable
+    if must_play:  # any hidden card that would have been playable
         drawn = playable_hidden_card(copy, pool)
         if drawn < 0:
             drawn = copy._drawn
@@ -62,9 +64,11 @@ def determinize(game: Game, seat: int, rng: random.Random | int | None = None) -
         del pool[:need]
         _relabel_knowledge(copy, target, hand, new_hand, seat)
         copy._hands[target] = new_hand
-    if drawer >= 0:
+    if must_play:
         copy._hands[drawer].append(drawn)
         copy._drawn = drawn
+    elif drawer >= 0:  # the drawn card is one of the drawer's resampled cards
+        copy._drawn = copy._hands[drawer][-1]
     giver = copy._hands[copy._current]
     if copy._phase == GIVE_AWAY and copy._current != seat and all(k >= WILD for k in giver):
         give_the_giver_a_color(giver, len(fixed[copy._current]), pool)

@@ -29,6 +29,13 @@ Rulings where RULES.md leaves room (documented, tested):
   choice (4.5, 6.1);
 * ``draw`` is always legal in the play phase; when nothing can be drawn (3.6) the turn
   passes;
+* a turn's draw that yields a card always leads to the ``play_drawn`` decision: ``play`` the
+  drawn card if it plays, and ``keep``, so an unplayable card gives a forced ``keep``; a
+  ``keep`` event is logged whichever it was, so other seats never learn whether a kept card
+  could have been played (3.4). Under draw until playable the playable card that ends the
+  drawing must be played: no ``keep`` (7.4);
+* a Draw Two turned up as the first card (2.3) is not stackable, and a challenge on a
+  stacked ``W4`` judges only the last one (7.4);
 * seats remember exactly the cards they saw in others' hands (gifts they gave, King Pig
   deals, a hand shown in a challenge) until those cards are played or given away.
 """
@@ -69,7 +76,7 @@ class Phase(StrEnum):
     """Which decision the game waits for."""
 
     PLAY = "play"  # play a card or draw
-    PLAY_DRAWN = "play_drawn"  # play the card just drawn, or keep it
+    PLAY_DRAWN = "play_drawn"  # play the card just drawn (if it plays), or keep it
     CHOOSE_COLOR = "choose_color"  # name the color after a wild
     GIVE_AWAY = "give_away"  # Urrrhhh: choose the color to give away
     CHALLENGE = "challenge"  # challenge or accept a Wild Draw Four
@@ -431,8 +438,13 @@ class Game:
             if WILD_DRAW_FOUR in kinds and not self.rules.allow_bluff and self._holds_active(hand):
                 kinds.discard(WILD_DRAW_FOUR)
             return (*[table[k] for k in sorted(kinds)], table[A.DRAW])
-        if phase == PLAY_DRAWN:
-            return table[self._drawn], table[A.KEEP]
+        if phase == PLAY_DRAWN:  # rule 3.4; under draw until playable the card must be played (7.4)
+            drawn = self._drawn
+            if not self._is_playable(drawn, self._hands[self._current]):
+                return (table[A.KEEP],)
+            if self.rules.draw_until_playable:
+                return (table[drawn],)
+            return table[drawn], table[A.KEEP]
         if phase == CHOOSE_COLOR:
             return table[A.COLOR_BASE:A.COLOR_BASE + NUM_COLORS]
         if phase == UNO_PHASE:
@@ -478,18 +490,21 @@ class Game:
         self._drawn = -1
 
     def _draw_for_turn(self, seat: int) -> None:
+        """Rule 3.4: draw one card, then decide on it in ``play_drawn`` whether or not it plays.
+
+        Under draw until playable (7.4) the drawing goes on until a playable card comes; when
+        the piles run out first, the turn passes.
+        """
+        until_playable = self.rules.draw_until_playable
         while True:
             card = self._draw_card(seat, R_TURN)
             if card < 0:
                 self._log.append(("pass", seat, -1, -1))
                 self._begin_turn(self.next_seat(seat))
                 return
-            if self._is_playable(card, self._hands[seat]):
+            if not until_playable or self._is_playable(card, self._hands[seat]):
                 self._phase = PLAY_DRAWN
                 self._drawn = card
-                return
-            if not self.rules.draw_until_playable:
-                self._begin_turn(self.next_seat(seat))
                 return
 
     def _play(self, seat: int, kind: int) -> None:

@@ -10,10 +10,11 @@ the seat (the rest of each other hand and the draw pile's order), dealt uniforml
 cards the seat has not seen, and the game's random generator (future reshuffles are hidden).
 
 Derived rather than read: the catch window's position (the steps from the pending player
-to the seat deciding), the card another seat just drew in the ``play_drawn`` phase (one of
-the hidden cards that would have been playable), a colored card in the hand of another seat
-choosing what to give away (Urrrhhh is offered only to a holder of colors), and whether another seat's pending Wild
-Draw Four was a bluff (read from its sampled hand; the seat's own is ``view["my_w4_bluff"]``).
+to the seat deciding), the card another seat just drew in the ``play_drawn`` phase (any
+hidden card, since a keep looks the same whether or not the card plays (rule 3.4); under draw
+until playable one of the hidden cards that would have been playable (7.4)), a colored card in
+the hand of another seat choosing what to give away (Urrrhhh is offered only to a holder of
+colors), and whether another seat's pending Wild Draw Four was a bluff (read from its sampled hand; the seat's own is ``view["my_w4_bluff"]``).
 
 Not reproduced, because nothing in the view shows it and nothing in play depends on it:
 what other seats know of each other's hands (a sample knows only the observer's knowledge)
@@ -81,8 +82,10 @@ class InfoSet:
         prev = view["w4_prev_color"]
         self.w4_prev_color = -1 if prev is None else ed.color_index(prev)
         self.my_w4_bluff = bool(view.get("my_w4_bluff"))
-        # The card another seat just drew is hidden; this seat knows only that it was playable.
+        # The card another seat just drew is hidden. Under draw until playable this seat knows it
+        # plays (rule 7.4); otherwise it knows nothing of it (rule 3.4) and it is sampled like any.
         self.hidden_drawer = current if phase == PLAY_DRAWN and current != seat else -1
+        self.drawn_plays = rules.draw_until_playable
         self.drawn = kind(view["drawn_card"]) if phase == PLAY_DRAWN and current == seat else -1
 
         pool = [0] * NUM_KINDS
@@ -146,10 +149,13 @@ class InfoSet:
         drawer = self.hidden_drawer
         drawn = -1
         if drawer >= 0:
-            drawn = playable_hidden_card(base, pool)
-            if drawn < 0:
-                raise ValueError("no unseen card could be the card just drawn")
-            pool.remove(drawn)
+            if self.drawn_plays:
+                drawn = playable_hidden_card(base, pool)
+                if drawn < 0:
+                    raise ValueError("no unseen card could be the card just drawn")
+                pool.remove(drawn)
+            else:  # any unseen card (rule 3.4)
+                drawn = pool.pop()
         game = Game.__new__(Game)
         game.__dict__.update(base.__dict__)
         hands: list[list[int]] = []

@@ -305,6 +305,12 @@ def _load(data: Any) -> Game:
         need(active >= 0, "needs an active color")
     elif phase == PLAY_DRAWN:
         need(drawn >= 0 and drawn in hands[current] and active >= 0, "needs the drawn card in the player's hand")
+        top = discard[-1]
+        plays = (drawn >= WILD or KIND_COLOR[drawn] == active or top < WILD and KIND_RANK[drawn] == KIND_RANK[top])
+        honest = (drawn != WILD_DRAW_FOUR or rules.allow_bluff
+                  or all(KIND_COLOR[k] != active for k in hands[current]))
+        need(not rules.draw_until_playable or plays and honest,
+             "under draw_until_playable the drawn card plays (rule 7.4)")
     elif phase == CHOOSE_COLOR:
         need(played < 0 and active < 0 and discard[-1] >= WILD and len(discard) == 1
              or played >= WILD and player == current, "needs a wild whose player chooses")
