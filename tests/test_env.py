@@ -22,8 +22,8 @@ from pettingzoo.utils import wrappers
 import uno_env
 from tests.helpers import position
 from uno_env.core import EDITIONS, Game, IllegalActionError, Rules, RulesError
-from uno_env.uno_v0 import DEFAULT_MAX_TURNS, raw_env
 from uno_env.observation import NUM_ACTIONS, observation_size, observe, split_observation
+from uno_env.uno_v0 import DEFAULT_MAX_TURNS, raw_env
 
 TABLES = (2, 3, 4, 10)
 MATRIX = [(ed, n, ep) for ed in EDITIONS for n in TABLES for ep in ("game", "round")]
@@ -614,8 +614,8 @@ def test_observation_documented_example_in_the_env() -> None:
 def test_docstring_examples_run() -> None:
     import doctest
 
-    import uno_env.uno_v0 as env_module
     import uno_env.single_agent as single_agent_module
+    import uno_env.uno_v0 as env_module
 
     for module in (env_module, single_agent_module):
         result = doctest.testmod(module)

@@ -173,7 +173,7 @@ def load_settings(path: str | None = None, overrides: Sequence[str] = ()) -> RLl
 
 
 # ---------------------------------------------------------------------- envs
-class _RLlibKeys(BaseWrapper):  # type: ignore[type-arg]
+class _RLlibKeys(BaseWrapper):  # type: ignore[misc]
     """Observations as ``{"observations": float32 vector, "action_mask": float32 mask}``."""
 
     def __init__(self, env: Any) -> None:
@@ -207,7 +207,7 @@ def _rllib_obs(obs: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
 def _multi_agent_env_class() -> type:
     from ray.rllib.env.multi_agent_env import MultiAgentEnv
 
-    return MultiAgentEnv  # type: ignore[no-any-return]
+    return MultiAgentEnv
 
 
 class SelfPlayEnv:
@@ -237,7 +237,7 @@ class SelfPlayEnv:
         self.possible_agents = [LEARNER] + [f"opponent_{k}" for k in range(1, n)]
         self.agents = list(self.possible_agents)
         space = _rllib_space(self.aec.observation_space("player_0"))
-        self.observation_spaces = dict.fromkeys(self.possible_agents, space)
+        self.observation_spaces: dict[str, spaces.Space[Any]] = dict.fromkeys(self.possible_agents, space)
         self.action_spaces = dict.fromkeys(self.possible_agents, self.aec.action_space("player_0"))
         self.observation_space = spaces.Dict(self.observation_spaces)
         self.action_space = spaces.Dict(self.action_spaces)
@@ -252,7 +252,7 @@ class SelfPlayEnv:
         rllib_class = type("SelfPlayMultiAgentEnv", (cls, _multi_agent_env_class()), {})
         return rllib_class(config)
 
-    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[dict, dict]:
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[dict[str, Any], dict[str, Any]]:
         """Seat the roles and baselines for a new episode and deal."""
         if seed is not None:
             self._rng = np.random.default_rng(seed)
@@ -277,13 +277,13 @@ class SelfPlayEnv:
         del rewards
         return obs, infos
 
-    def step(self, action_dict: Mapping[str, Any]) -> tuple[dict, dict, dict, dict, dict]:
+    def step(self, action_dict: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, float], dict[str, bool], dict[str, bool], dict[str, Any]]:
         """Apply the acting role's action; play baselines until a role decides or the episode ends."""
         assert self._acting is not None
         self.aec.step(int(action_dict[self._acting]))
         return self._advance()
 
-    def _advance(self) -> tuple[dict, dict, dict, dict, dict]:
+    def _advance(self) -> tuple[dict[str, Any], dict[str, float], dict[str, bool], dict[str, bool], dict[str, Any]]:
         aec = self.aec
         obs: dict[str, Any] = {}
         rewards: dict[str, float] = {}
@@ -343,7 +343,7 @@ def _mapping_fn(snapshots: int) -> Any:
 def _callback_class() -> type:
     from ray.rllib.callbacks.callbacks import RLlibCallback
 
-    class SnapshotCallback(RLlibCallback):  # type: ignore[misc]
+    class SnapshotCallback(RLlibCallback):
         """Copies the learner into the snapshots: all at the start, the oldest every ``snapshot_every``."""
 
         snapshots = 1
@@ -397,7 +397,7 @@ def build_config(settings: RLlibSettings) -> Any:
     model = DefaultModelConfig(fcnet_hiddens=list(settings.hidden), fcnet_activation=settings.activation,
                                vf_share_layers=False)
     return (
-        PPOConfig()
+        PPOConfig()  # type: ignore[no-untyped-call]
         .environment(ENV_NAME, env_config=settings.env_config())
         .env_runners(num_env_runners=settings.num_env_runners,
                      num_envs_per_env_runner=settings.num_envs_per_env_runner,

@@ -181,6 +181,7 @@ REWARD_MODES = ("win", "score")
 INFO_MODES = (None, "view")
 DEFAULT_MAX_TURNS = {"round": 10_000, "game": 100_000}
 ILLEGAL_REWARD = -1
+_MASK_CACHE_SIZE = 4096  # legal-action sets whose mask an env keeps
 
 
 def env(**kwargs: Any) -> AECEnv:
@@ -213,10 +214,10 @@ def action_id(action: Any) -> int:
     )
 
 
-class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's naming)
+class raw_env(AECEnv, EzPickle):  # type: ignore[misc]  # noqa: N801 (PettingZoo's naming)
     """The bare UNO AEC environment; ``env()`` wraps it. Arguments: see the module docstring."""
 
-    metadata = {
+    metadata: dict[str, Any] = {
         "render_modes": ["human", "ansi"],
         "name": "uno_v0",
         "is_parallelizable": False,
@@ -272,16 +273,17 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's naming)
         }
         self.action_spaces = {agent: spaces.Discrete(NUM_ACTIONS) for agent in self.possible_agents}
         self._seeder = random.Random()
+        self._masks: dict[tuple[int, ...], np.ndarray] = {}
         self._ended = False
         self._render_from = 0
         self.game: Game | None = None
 
     # ------------------------------------------------------------------ spaces
-    def observation_space(self, agent: str) -> spaces.Space:
+    def observation_space(self, agent: str) -> spaces.Space[Any]:
         """The same Dict space object for every call (PettingZoo requires it)."""
         return self.observation_spaces[agent]
 
-    def action_space(self, agent: str) -> spaces.Space:
+    def action_space(self, agent: str) -> spaces.Space[Any]:
         """``Discrete(NUM_ACTIONS)``."""
         return self.action_spaces[agent]
 
@@ -309,8 +311,8 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's naming)
         self.turns = 0
         self._render_from = 0
         self._in_round = [not e for e in self.game.eliminated]
-        self.agent_selection = self.possible_agents[self.game.current_player]
-        self.infos = {agent: {} for agent in self.agents}
+        self.agent_selection = self.possible_agents[self._deciding_seat()]
+        self.infos: dict[str, dict[str, Any]] = {agent: {} for agent in self.agents}
         if self.info_mode == "view":
             self._refresh_view_infos(None)
 
@@ -336,7 +338,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's naming)
             self._ended = True
             self.truncations = dict.fromkeys(self.agents, True)
         if not self._ended:
-            self.agent_selection = self.possible_agents[game.current_player]  # type: ignore[index]
+            self.agent_selection = self.possible_agents[self._deciding_seat()]
         if self._rewards_set:
             self._accumulate_rewards()
         if self.info_mode == "view":
@@ -374,11 +376,22 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's naming)
         assert game is not None, "call reset() first"
         seat = self._seat_of[agent]
         obs = observe(game, seat, self.max_players)
-        if self._ended or self.terminations.get(agent, True) or self.truncations.get(agent, True):
-            mask = np.zeros(NUM_ACTIONS, np.int8)
-        else:
-            mask = action_mask(game, seat)
-        return {"observation": obs, "action_mask": mask}
+        if (game.current_player != seat or self._ended or self.terminations.get(agent, True)
+                or self.truncations.get(agent, True)):
+            return {"observation": obs, "action_mask": np.zeros(NUM_ACTIONS, np.int8)}
+        # The masks of the legal-action sets met so far (a few hundred kinds in a game), copied out.
+        legal = tuple(game.legal_actions())
+        mask = self._masks.get(legal)
+        if mask is None:
+            if len(self._masks) >= _MASK_CACHE_SIZE:
+                self._masks.clear()
+            mask = self._masks[legal] = action_mask(game, seat)
+        return {"observation": obs, "action_mask": mask.copy()}
+
+    def _deciding_seat(self) -> int:
+        seat = self.game.current_player if self.game is not None else None
+        assert seat is not None, "a seat decides whenever the episode goes on"
+        return seat
 
     def seat(self, agent: str) -> int:
         """The seat ``agent`` sits in (``player_i`` sits in seat ``i``)."""
