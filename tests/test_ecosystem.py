@@ -45,6 +45,15 @@ def test_readme_registry_block_runs_in_a_fresh_interpreter() -> None:
     assert out.stdout.split() == ["monster_high", "OrderEnforcing"]
 
 
+@pytest.mark.slow
+def test_readme_single_agent_snippet_trains_with_one_torch_thread() -> None:
+    pytest.importorskip("sb3_contrib", reason="sb3-contrib is not installed (the train extra)")
+    code = readme_block("MaskablePPO(") + "\nprint(torch.get_num_threads(), model.num_timesteps)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False, timeout=600)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split()[-2:] == ["1", "512"]
+
+
 def test_aec_to_parallel_refuses_and_turn_based_conversion_plays_whole_games() -> None:
     with pytest.raises(AssertionError, match="parallelizable"):
         aec_to_parallel(uno_env.env(num_players=3))
