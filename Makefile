@@ -34,7 +34,7 @@ test-eco: $(ECO)/.installed
 	$(ECO)/bin/python -m pytest -q -n 2 tests/test_ecosystem.py tests/test_ecosystem_rllib.py \
 	    tests/test_ecosystem_tianshou.py tests/test_ecosystem_agilerl.py tests/test_env.py tests/test_single_agent.py
 
-## bench: engine speed side by side with RLCard (installs rlcard==1.2.0 into the venv)
+## bench: engine and env speed side by side with RLCard and OpenSpiel (installs the bench extra into the venv)
 bench: $(VENV)/.installed
 	$(BIN)/python -m pip install -q -e ".[bench]"
 	$(BIN)/python -m benchmarks.bench_engine
