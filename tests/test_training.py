@@ -77,7 +77,7 @@ def test_workers_only_bound_a_sharded_vec_env() -> None:
 def test_bad_yaml_config_fails_from_the_command_line_naming_the_key(tmp_path: Path) -> None:
     path = tmp_path / "bad.yaml"
     path.write_text("env:\n  edition: uno_flip\n", encoding="utf-8")
-    out = subprocess.run([sys.executable, "-c", "from uno_env.cli import main; main()", "train", "--config", str(path)],
+    out = subprocess.run([sys.executable, "-c", "import sys; from uno_app.cli import main; sys.exit(main())", "train", "--config", str(path)],
                          capture_output=True,
                          text=True, cwd=ROOT, timeout=120)
     assert out.returncode == 2
