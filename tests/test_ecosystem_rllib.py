@@ -5,6 +5,8 @@ Needs the ``rllib`` extra; skipped, with the reason, where Ray is not installed.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -23,6 +25,7 @@ from uno_env.core import Rules  # noqa: E402
 from uno_env.observation import NUM_ACTIONS, observation_size  # noqa: E402
 
 pytestmark = pytest.mark.slow
+CONFIG = Path(__file__).resolve().parent.parent / "configs" / "rllib" / "self_play.yaml"
 
 
 @pytest.fixture(scope="module")
@@ -78,7 +81,7 @@ def test_settings_validate_and_name_the_bad_key(tmp_path) -> None:
 
 
 def test_a_few_iterations_on_local_ray_train_snapshot_and_export(local_ray, tmp_path) -> None:
-    settings = rllib.load_settings("configs/rllib.yaml", [
+    settings = rllib.load_settings(str(CONFIG), [
         "iterations=2", "train_batch_size=600", "minibatch_size=200", "num_epochs=1", "hidden=[32, 32]",
         "num_env_runners=1", "snapshots=2", "snapshot_every=1", f"out={tmp_path}", "max_turns=400",
     ])

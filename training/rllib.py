@@ -3,9 +3,9 @@
 Needs the ``rllib`` extra (``pip install -e ".[rllib]"``: ``ray[rllib]`` beside the pinned torch).
 Run::
 
-    python -m training.rllib --config configs/rllib.yaml                      # local Ray
-    python -m training.rllib --config configs/rllib.yaml --num-env-runners 2  # 2 sampling processes
-    python -m training.rllib --config configs/rllib.yaml --address auto       # on a Ray cluster
+    python -m training.rllib --config configs/rllib/self_play.yaml                      # local Ray
+    python -m training.rllib --config configs/rllib/self_play.yaml --num-env-runners 2  # 2 samplers
+    python -m training.rllib --config configs/rllib/self_play.yaml --address auto       # a Ray cluster
 
 The pieces, each usable on its own:
 
@@ -74,7 +74,7 @@ LEARNER = "learner"
 # ---------------------------------------------------------------------- settings
 @dataclasses.dataclass
 class RLlibSettings:
-    """Everything a run reads; ``configs/rllib.yaml`` sets them, ``--set key=value`` overrides one."""
+    """Everything a run reads; ``configs/rllib/self_play.yaml`` sets them, ``--set key=value`` overrides one."""
 
     edition: str = "classic"
     """The edition played."""
