@@ -115,3 +115,21 @@ def test_a_few_iterations_on_local_ray_train_snapshot_and_export(local_ray, tmp_
     assert list(agent.choose(obs, mask)) == list(torch_logits.argmax(axis=1))
     result = evaluate([f"ppo:path={path}", "random"], Rules(num_players=2), games=10, seed=1)
     assert len(result.records) >= 10 and result.labels[0].startswith("ppo")
+
+
+def test_same_settings_and_seed_train_the_same_weights(local_ray, tmp_path) -> None:
+    """Two runs of one iteration with one remote env runner end with identical learner weights."""
+    finals = []
+    for run in range(2):
+        settings = rllib.load_settings(None, [
+            "iterations=1", "train_batch_size=300", "minibatch_size=100", "num_epochs=1", "hidden=[16]",
+            "num_env_runners=1", "seed=11", f"out={tmp_path / str(run)}", "max_turns=300",
+        ])
+        algorithm = rllib.build_algorithm(settings)
+        try:
+            rllib.train(algorithm, settings, log=lambda _line: None)
+            finals.append(rllib.learner_weights(algorithm))
+        finally:
+            algorithm.stop()
+    assert finals[0].keys() == finals[1].keys()
+    assert all(np.array_equal(finals[0][k], finals[1][k]) for k in finals[0])

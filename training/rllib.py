@@ -36,6 +36,7 @@ Settings (``RLlibSettings``, from a YAML file and the command line) include the 
 count (``num_env_runners``; 0 samples in the driver) and the cluster address (``address``:
 empty for a local Ray started by the command, ``auto`` to join the cluster of this machine,
 or ``ray://HEAD:10001``). One torch thread per process unless ``torch_threads`` says otherwise.
+The same settings and seed train the same weights (tested with one remote env runner).
 """
 
 from __future__ import annotations
@@ -402,7 +403,7 @@ def build_config(settings: RLlibSettings) -> Any:
         .env_runners(num_env_runners=settings.num_env_runners,
                      num_envs_per_env_runner=settings.num_envs_per_env_runner,
                      num_cpus_per_env_runner=1)
-        .multi_agent(policies=set(module_ids), policy_mapping_fn=_mapping_fn(settings.snapshots),
+        .multi_agent(policies=module_ids, policy_mapping_fn=_mapping_fn(settings.snapshots),
                      policies_to_train=[LEARNER])
         .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs={
             module_id: RLModuleSpec(module_class=ActionMaskingTorchRLModule, model_config=model)
