@@ -51,6 +51,8 @@ def _smoke_config(run_dir: Path, **top: Any) -> dict[str, Any]:
     ({"env": {"truncation_reward": "loss"}}, "env.truncation_reward"),
     ({"env": {"rules": {"uno_call": "sometimes"}}}, "env.rules.uno_call"),
     ({"pool": {"baselines": ["grandmaster"]}}, "pool.baselines"),
+    ({"pool": {"baselines": ["rule", "human"]}}, "pool.baselines"),
+    ({"eval": {"matchups": [{"edition": "classic", "num_players": 2, "opponent": "human"}]}}, "eval.matchups"),
     ({"eval": {"matchups": [{"edition": "classic", "num_players": 2, "opponent": "rule", "seats": 1}]}},
      "eval.matchups[0].seats"),
     ({"ppo": {"n_envs": 3, "n_steps": 10, "batch_size": 7}}, "ppo.batch_size"),
@@ -156,7 +158,7 @@ def test_smoke_run_writes_a_checkpoint_that_plays_a_full_game_and_resumes(tmp_pa
     config = config_from_dict(_smoke_config(run_dir))
     train(config)
     for name in ("config.yaml", "last.safetensors", "best.safetensors", "best.json", "evals.jsonl",
-                 "resume/model.zip", "resume/state.json"):
+                 "resume/state.json", "resume/model_256.safetensors"):
         assert (run_dir / name).exists(), name
     agent = PPOAgent.load(run_dir / "best.safetensors", deterministic=False, seed=1)
     meta = agent.metadata
@@ -196,7 +198,7 @@ def test_a_run_stops_at_exactly_total_steps_even_mid_rollout(tmp_path: Path) -> 
     data["eval"]["matchups"] = []
     train(config_from_dict(data))
     state = json.loads((tmp_path / "run" / "resume" / "state.json").read_text())
-    assert state["steps"] == 200 and "resumed_at" not in state
+    assert state["steps"] == 200 and state["resumed_at"] == [] and state["complete"]
     assert PPOAgent.load(tmp_path / "run" / "last.safetensors").metadata["steps"] == 200
 
 
