@@ -197,11 +197,13 @@ def memory(players: int, max_players: int, device: torch.device) -> dict[str, An
 
 
 def peak_memory(players: int, batch: int, device: torch.device) -> int:
-    """Peak CUDA memory allocated while stepping ``batch`` tables (bytes)."""
+    """Peak CUDA memory a new batch of ``batch`` tables adds while it steps (bytes; other rows' excluded)."""
+    torch.cuda.synchronize(device)
     torch.cuda.reset_peak_memory_stats(device)
+    before = torch.cuda.memory_allocated(device)
     run = batched_runner(players, batch, device, observations=True)
     run(0.5, 0)
-    return int(torch.cuda.max_memory_allocated(device))
+    return int(torch.cuda.max_memory_allocated(device)) - before
 
 
 def main(argv: list[str] | None = None) -> int:

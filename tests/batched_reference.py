@@ -1,4 +1,4 @@
-"""Lockstep runs of ``uno_env.batched.BatchedUno`` against ``uno_env.env.raw_env``, table by table.
+"""Lockstep runs of ``uno_env.batched.BatchedUno`` against ``uno_env.uno_v0.raw_env``, table by table.
 
 Every table of the batch has a reference: a PettingZoo ``raw_env`` (so rewards, termination and
 truncation are the env's own) whose ``Game`` shuffles exactly as the table does
@@ -26,8 +26,8 @@ from uno_env.batched import BatchedUno, State
 from uno_env.batched import rng as batched_rng
 from uno_env.core import EDITIONS, Game
 from uno_env.core.actions import NUM_PLAY_ACTIONS
-from uno_env.env import raw_env
 from uno_env.observation import action_mask, observe
+from uno_env.uno_v0 import raw_env
 
 POLICIES = ("random", "plays-first")
 

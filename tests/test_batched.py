@@ -1,4 +1,4 @@
-"""``uno_env.batched.BatchedUno`` is ``uno_env.core.Game`` and ``uno_env.env``, table by table.
+"""``uno_env.batched.BatchedUno`` is ``uno_env.core.Game`` and ``uno_env.uno_v0``, table by table.
 
 The lockstep runs (``tests/batched_reference.py``) step every table of a batch and a reference
 ``raw_env`` with the same actions and compare them after every step: observation and mask bit
@@ -476,7 +476,7 @@ def test_from_games_refuses_what_it_cannot_represent():
 # ---------------------------------------------------------------------------- odds and ends
 def test_default_max_turns_are_the_envs():
     from uno_env.batched import DEFAULT_MAX_TURNS
-    from uno_env.env import DEFAULT_MAX_TURNS as ENV_DEFAULT
+    from uno_env.uno_v0 import DEFAULT_MAX_TURNS as ENV_DEFAULT
 
     assert DEFAULT_MAX_TURNS == ENV_DEFAULT
 
@@ -542,7 +542,7 @@ for _ in range(60):
     state = env.step(state.action_mask.float().argmax(1))
 env.to_game(0)
 BatchedUno.from_games([env.to_game(1)])
-loaded = sorted(m for m in sys.modules if m.split(".")[0] in BANNED or m == "uno_env.env")
+loaded = sorted(m for m in sys.modules if m.split(".")[0] in BANNED or m == "uno_env.uno_v0")
 print(json.dumps({"attempts": attempts, "loaded": loaded}))
 """
 

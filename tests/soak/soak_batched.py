@@ -1,4 +1,4 @@
-"""Soak test: ``BatchedUno`` against ``uno_env.core.Game`` / ``uno_env.env`` over many rounds.
+"""Soak test: ``BatchedUno`` against ``uno_env.core.Game`` / ``uno_env.uno_v0`` over many rounds.
 
 The same lockstep comparison as ``tests/test_batched.py`` (``tests/batched_reference.py``: every
 step, every table, observation, mask, rewards, termination and truncation; whole positions on a

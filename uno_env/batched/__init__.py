@@ -3,7 +3,7 @@
 ``BatchedUno`` keeps every table's position in tensors on one device and applies one action
 per table with each ``step``; observations and masks come out as device tensors, so a policy
 never leaves the device. It plays exactly the rules of ``uno_env.core.Game`` and the rewards of
-``uno_env.env`` (proven table by table in ``tests/test_batched.py``). It imports torch, numpy
+``uno_env.uno_v0`` (proven table by table in ``tests/test_batched.py``). It imports torch, numpy
 and ``uno_env.core`` only: no PettingZoo, Gymnasium or SB3.
 
 >>> import torch
@@ -29,7 +29,7 @@ reward="win", max_turns=None, device="cpu", seed=0, observations=True, **rule_op
 ``allow_bluff``, ``scoring``, ``first_dealer``, ``teams``, ``stacking``, ``seven_zero``,
 ``draw_until_playable``) is one value for all tables or a list with one value per table, so one
 batch mixes editions, table sizes and rules. ``episode``, ``reward``, ``max_players`` and
-``max_turns`` mean what they mean for ``uno_env.env`` (same defaults, ``DEFAULT_MAX_TURNS``).
+``max_turns`` mean what they mean for ``uno_env.uno_v0`` (same defaults, ``DEFAULT_MAX_TURNS``).
 
 * ``reset(seed=None, *, decks=None, dealers=None) -> State``: a new game at every table.
   ``decks`` deals given decks (codes, top first, as ``Game(deck=...)``; None per table to
@@ -58,16 +58,16 @@ decks raise ``DeckError`` and bad options ``RulesError`` naming the table; nothi
 
 State layout (``Tables``)
 -------------------------
-One row per table; ``P`` is the largest table of the batch. Cards are kinds ``0..54``
-(``color * 13 + rank``, 52 ``W``, 53 ``W4``, 54 the special wild) as ``int8``:
-``hands`` (B, P, 55) counts, ``known`` (B, P, P, 55) counts of ``target``'s cards each
-``observer`` has seen, ``draw`` / ``discard`` (B, 112) piles bottom first with their lengths,
-``discard_count`` (B, 55); ``uno``, ``scores``, ``round_points``, ``winners``, ``alive`` (B, P); and (B,)
-scalars mirroring ``Game``'s fields (phase, current, dealer, direction, active color, top card,
-pending card and player, drawn card, ``W4`` guilt and previous color, catch window, penalty,
-round number, round winner), the per-table rules, the decision count of the episode and the
-generator (``rng_key``, ``rng_counter``). 10-seat tables take 6.7 kB each, 4-seat batches 1.6
-kB, 2-seat batches 0.8 kB (``nbytes_per_table``); a step's ``State`` adds 3.5 kB per table.
+One row per table; ``P`` is the largest table of the batch. Cards are kinds ``0..54`` (``color
+* 13 + rank``, 52 ``W``, 53 ``W4``, 54 the special wild) as ``int8``: ``hands`` (B, P, 55)
+counts, ``known`` (B, P, P, 55) counts of ``target``'s cards each ``observer`` has seen,
+``draw`` / ``discard`` (B, 112) piles bottom first with their lengths, ``discard_count`` (B,
+55); ``uno``, ``scores``, ``round_points``, ``winners``, ``alive`` (B, P); and (B,) scalars
+mirroring ``Game``'s fields (phase, current, dealer, direction, active color, top card, pending
+card and player, drawn card, ``W4`` guilt and previous color, catch window, penalty, round
+number, round winner), the per-table rules, the decision count of the episode and the generator
+(``rng_key``, ``rng_counter``). 10-seat tables take 6.7 kB each, 4-seat batches 1.6 kB, 2-seat
+batches 0.8 kB (``nbytes_per_table``); a step's ``State`` adds 3.5 kB per table.
 
 What is exact
 -------------
@@ -75,19 +75,20 @@ Rules sections 1-6 for all four editions and 2-10 players, the ``uno_call``, ``a
 ``scoring``, ``target_score`` and ``first_dealer`` options and every section 7 variant
 (partners, elimination, stacking, seven-zero, draw until playable): every decision ``Game``
 asks, in the same phase, with the same legal actions; the same hands, piles (in order), known
-cards, scores, seats in the game and pending state after every step; the observation and mask bit for bit; ``uno_env.env``'s rewards,
-terminations and truncations, whole games (``episode="game"``) included. Randomness is the
-engine's own: a counter-based hash per table (``uno_env.batched.rng``), so the same seed on the
-same device with the same batch and actions gives the same trajectories, and a table's play does
-not depend on the other tables. Shuffles are uniform (a sort by random keys) but not
-``random.Random``'s, so a reshuffle or a new deal differs from what ``Game`` would draw from the
-same seed (``rng.shuffle_order`` reproduces them). Rule 2.1's draw for the first dealer picks
-each seat with probability 1/n; the engine picks the dealer uniformly instead of drawing cards.
+cards, scores, seats in the game and pending state after every step; the observation and mask
+bit for bit; ``uno_env.uno_v0``'s rewards, terminations and truncations, whole games
+(``episode="game"``) included. Randomness is the engine's own: a counter-based hash per table
+(``uno_env.batched.rng``), so the same seed on the same device with the same batch and actions
+gives the same trajectories, and a table's play does not depend on the other tables. Shuffles
+are uniform (a sort by random keys) but not ``random.Random``'s, so a reshuffle or a new deal
+differs from what ``Game`` would draw from the same seed (``rng.shuffle_order`` reproduces
+them). Rule 2.1's draw for the first dealer picks each seat with probability 1/n; the engine
+picks the dealer uniformly instead of drawing cards.
 
 Not supported
 -------------
 ``from_games`` refuses positions where no seat decides (a round or game over). There is no
-event log (``to_game`` gives a game without one); use ``uno_env.env`` for logs, rendering,
+event log (``to_game`` gives a game without one); use ``uno_env.uno_v0`` for logs, rendering,
 infos and seat views.
 
 Performance notes: ``step`` runs a fixed sequence of masked stages with no Python loop over

@@ -25,7 +25,7 @@ __all__ = ["BatchedUno", "State", "DEFAULT_MAX_TURNS", "EPISODE_MODES", "REWARD_
 
 EPISODE_MODES = ("game", "round")
 REWARD_MODES = ("win", "score")
-DEFAULT_MAX_TURNS = {"round": 10_000, "game": 100_000}  # as uno_env.env (a test keeps them equal)
+DEFAULT_MAX_TURNS = {"round": 10_000, "game": 100_000}  # as uno_env.uno_v0 (a test keeps them equal)
 _PHASES = tuple(Phase)
 _INTEGER_DTYPES = (torch.int64, torch.int32, torch.int16, torch.int8, torch.uint8)
 
@@ -41,7 +41,7 @@ class State:
     action_mask: torch.Tensor
     """(B, 80) bool: ``uno_env.action_mask(game, current_player)``, the legal action ids."""
     rewards: torch.Tensor
-    """(B, max_players) float32: this step's reward of every seat (``uno_env.env``'s rules); 0 past the table size."""
+    """(B, max_players) float32: this step's reward of every seat (``uno_env.uno_v0``'s rules); 0 past the table size."""
     terminated: torch.Tensor
     """(B,) bool: the episode ended this step (its table has already been dealt a new one)."""
     truncated: torch.Tensor
@@ -74,7 +74,7 @@ class BatchedUno:
     Rule options are those of ``uno_env.core.Rules``; each may be one value for every table or a
     list with one value per table (so one batch mixes editions, table sizes and variants).
     ``episode``, ``reward``, ``max_players`` and ``max_turns`` mean what they mean for
-    ``uno_env.env``. ``seed`` seeds every table's generator.
+    ``uno_env.uno_v0``. ``seed`` seeds every table's generator.
     """
 
     def __init__(
@@ -408,7 +408,7 @@ class BatchedUno:
         return self._state
 
     def _end_round(self, t: Tables, out: torch.Tensor, rewards: torch.Tensor) -> torch.Tensor:
-        """``Game._end_round`` (6.1-6.4) and ``uno_env.env``'s rewards; deals the next round where the game goes on.
+        """``Game._end_round`` (6.1-6.4) and ``uno_env.uno_v0``'s rewards; deals the next round where the game goes on.
 
         Returns the tables whose episode ended.
         """
