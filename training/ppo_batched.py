@@ -168,8 +168,24 @@ def sparse_linear(layer: nn.Linear, x: torch.Tensor, scale: torch.Tensor) -> tor
     rows, cols = x.nonzero(as_tuple=True)
     counts = torch.bincount(rows, minlength=x.shape[0])
     offsets = torch.cat([counts.new_zeros(1), counts.cumsum(0)[:-1]])
-    return torch.nn.functional.embedding_bag(cols, layer.weight.t().contiguous(), offsets, mode="sum",
+    return torch.nn.functional.embedding_bag(cols, _columns(layer.weight), offsets, mode="sum",
                                              per_sample_weights=x[rows, cols] * scale[cols]) + layer.bias
+
+
+_TRANSPOSED: dict[int, tuple[int, torch.Tensor]] = {}  # id(weight) -> (its version, its transpose)
+
+
+def _columns(weight: torch.Tensor) -> torch.Tensor:
+    """``weight.t()`` as a contiguous tensor; without autograd, kept until the weight changes (a rollout
+    makes hundreds of forward passes with the same weights)."""
+    if torch.is_grad_enabled() and weight.requires_grad:
+        return weight.t().contiguous()
+    cached = _TRANSPOSED.get(id(weight))
+    if cached is None or cached[0] != weight._version or cached[1].shape != weight.t().shape:
+        if len(_TRANSPOSED) > 256:  # weights of networks long gone
+            _TRANSPOSED.clear()
+        cached = _TRANSPOSED[id(weight)] = (weight._version, weight.detach().t().contiguous())
+    return cached[1]
 
 
 class Actor(Mlp):
