@@ -331,3 +331,15 @@ def test_ctrl_c_checkpoints_a_batched_run_without_sb3_and_it_resumes(tmp_path: P
     assert f"interrupted at step {steps}; resume with:" in err and "Traceback" not in err
     resumed = train(config_from_dict(_tiny(run_dir, total_steps=steps + 256)), resume=True)
     assert json.loads((resumed / "resume" / "state.json").read_text())["resumed_at"] == [steps]
+
+
+def test_without_sb3_the_sb3_trainer_names_the_extra_and_the_batched_trainer(tmp_path: Path) -> None:
+    config = tmp_path / "c.yaml"
+    config.write_text("total_steps: 64\n", encoding="utf-8")
+    script = ("import sys\n"
+              "sys.modules['stable_baselines3'] = None  # as on a bare GPU machine\n"
+              "from training.train import main\n"
+              f"main(['--config', {str(config)!r}])\n")
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert out.returncode == 1
+    assert 'pip install "uno-env[train]"' in out.stderr and "trainer: batched" in out.stderr
