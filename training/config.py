@@ -193,7 +193,7 @@ class EvalConfig:
 class BatchedConfig:
     """The batched trainer (``trainer: batched``, ``training.ppo_batched``): tables, device, stand-ins."""
 
-    num_tables: int = 256
+    num_tables: int = 1024
     """Tables stepped together on the device (each with its edition, size and rules drawn once), 1 to 10,000,000."""
     device: str = "cpu"
     """Torch device of the engine, the networks and the updates: ``cpu``, ``cuda`` or ``cuda:<index>``."""
