@@ -132,13 +132,15 @@ def play_demonstrations(config: TrainConfig, decisions: int, seed: int) -> Demon
                           np.asarray(returns, np.float32), rounds)
 
 
-def imitate(policy: Any, config: TrainConfig, seed: int, log: Any = None) -> dict[str, float]:
-    """Fit ``policy`` (an SB3 maskable actor-critic) to the teacher; returns the fit's statistics."""
+def imitate(policy: Any, config: TrainConfig, seed: int, log: Any = None,
+            demos: Demonstrations | None = None) -> dict[str, float]:
+    """Fit ``policy`` (an SB3 maskable actor-critic) to the teacher (or to ``demos``, recorded
+    already); returns the fit's statistics."""
     import torch
 
     c = config.imitation
     started = time.perf_counter()
-    demos = play_demonstrations(config, c.decisions, seed)
+    demos = play_demonstrations(config, c.decisions, seed) if demos is None else demos
     played = time.perf_counter() - started
     generator = torch.Generator().manual_seed(seed)
     optimizer = torch.optim.Adam(policy.parameters(), lr=c.learning_rate)

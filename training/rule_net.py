@@ -72,6 +72,31 @@ def build_policy(config: TrainConfig) -> Any:
                                      lambda _: config.imitation.learning_rate, **kwargs)
 
 
+def record(config: TrainConfig, seed: int, chunk: int = 50_000) -> Any:
+    """``imitation.decisions`` teacher decisions (``training.imitation.play_demonstrations``), played
+    in chunks of fresh rounds copied into one array as they come, so memory stays near the arrays'
+    own size (the rows of one big recording, built at once, cost about three times as much)."""
+    from .imitation import Demonstrations, play_demonstrations
+
+    total = config.imitation.decisions
+    spare = -(-total // chunk) * config.env.max_turns  # a chunk ends with its last round: under max_turns more
+    arrays: dict[str, np.ndarray] = {}
+    filled = rounds = index = 0
+    while filled < total:
+        part = play_demonstrations(config, min(chunk, total - filled),
+                                   int(np.random.SeedSequence([seed, index]).generate_state(1)[0]))
+        index += 1
+        fields = {"observations": part.observations, "masks": part.masks, "actions": part.actions,
+                  "returns": part.returns}
+        if not arrays:
+            arrays = {k: np.empty((total + spare, *v.shape[1:]), v.dtype) for k, v in fields.items()}
+        for key, values in fields.items():
+            arrays[key][filled:filled + len(part)] = values
+        filled += len(part)
+        rounds += part.rounds
+    return Demonstrations(**{k: v[:filled] for k, v in arrays.items()}, rounds=rounds)
+
+
 def fit(config: TrainConfig, out: Path, log: Any = None) -> dict[str, float]:
     """Record the teacher, fit the policy, write the checkpoint to ``out``; returns the fit's statistics."""
     from .imitation import imitate
@@ -84,7 +109,12 @@ def fit(config: TrainConfig, out: Path, log: Any = None) -> dict[str, float]:
         raise ConfigError("ppo.privileged_critic: rule_net fits no critic worth a privileged view; set it false")
     seed_everything(config.seed, config.torch_threads)
     policy = build_policy(config)
-    stats = imitate(policy, config, seed=int(np.random.SeedSequence([config.seed, 1]).generate_state(1)[0]), log=log)
+    seed = int(np.random.SeedSequence([config.seed, 1]).generate_state(1)[0])
+    started = time.perf_counter()
+    demos = record(config, seed)
+    recorded = time.perf_counter() - started
+    stats = imitate(policy, config, seed=seed, log=log, demos=demos)
+    stats.update({"play_seconds": recorded, "seconds": time.perf_counter() - started})
     metadata = checkpoint_metadata(config, 0)
     metadata.update({"imitates": config.imitation.teacher, "imitation": stats})
     out.parent.mkdir(parents=True, exist_ok=True)
