@@ -164,7 +164,14 @@ def agreement_table(agent: Any, config: TrainConfig, decisions: int, seed: int) 
 
 
 def _options_text(rules: dict[str, Any]) -> str:
-    return ", ".join(f"{k}: {v}" for k, v in rules.items()) or "defaults"
+    """``stacking: true``, or for an option drawn per round, its values' shares: ``stacking: false 5/6, true 1/6``."""
+    def value(v: Any) -> str:
+        return str(v).lower() if isinstance(v, bool) else str(v)
+
+    def shares(values: list[Any]) -> str:
+        return ", ".join(f"{value(v)} {values.count(v)}/{len(values)}" for v in dict.fromkeys(values))
+
+    return "; ".join(f"{k}: {shares(v) if isinstance(v, list) else value(v)}" for k, v in rules.items()) or "defaults"
 
 
 def _write_config(path: Path, config: TrainConfig, out: Path) -> None:
