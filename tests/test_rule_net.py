@@ -14,7 +14,7 @@ import yaml
 from agents import PPOAgent
 from agents.ppo_agent import SHIPPED_DIR, read_checkpoint, write_checkpoint
 from agents.registry import make_agent, shipped_checkpoint
-from agents.tournament import play_game
+from agents.tournament import evaluate, play_game
 from training.config import ConfigError, config_from_dict, load_config
 from uno_env.core import EDITIONS, Rules
 from uno_env.observation import observation_size
@@ -33,7 +33,7 @@ def _tiny_config(tmp_path: Path, **imitation: object) -> Path:
             "env": {"edition": "all", "num_players": [2, 3, 6], "skip_forced": True, "max_turns": 1000,
                     "rules": {"stacking": [False, True]}},
             "ppo": {"hidden": [16], "activation": "relu", "vf_coef": 0.0},
-            "imitation": {"teacher": "rule", "decisions": 300, "epochs": 1, **imitation}}
+            "imitation": {"teacher": "rule", "decisions": 300, "epochs": 2, **imitation}}
     path = tmp_path / "tiny.yaml"
     path.write_text(yaml.safe_dump(data), encoding="utf-8")
     return path
@@ -53,17 +53,28 @@ def test_rule_net_config_loads_and_covers_every_edition_table_size_and_rule_opti
     assert not config.ppo.privileged_critic
 
 
-def test_a_tiny_imitation_only_run_writes_a_loadable_checkpoint_and_its_config(tmp_path: Path) -> None:
+def test_a_tiny_imitation_only_fit_writes_a_loadable_checkpoint(tmp_path: Path) -> None:
+    from training.rule_net import fit
+
+    out = tmp_path / "net.safetensors"
+    stats = fit(load_config(_tiny_config(tmp_path)), out)
+    agent = PPOAgent.load(out)
+    meta = agent.metadata
+    assert meta["steps"] == 0 and meta["imitates"] == "rule" and meta["hidden"] == [16]
+    assert meta["editions"] == list(EDITIONS) and meta["num_players"] == [2, 3, 6]
+    assert meta["imitation"] == stats and stats["epoch"] == 2 and stats["decisions"] >= 600  # two fresh passes
+    result = evaluate([agent, "rule", "rule"], Rules(num_players=3), 3, seed=0)
+    assert result.games == 3
+
+
+@pytest.mark.slow
+def test_a_tiny_rule_net_run_writes_its_config_and_agreement_card_and_repeats_exactly(tmp_path: Path) -> None:
     from training import rule_net
 
     path = _tiny_config(tmp_path)
     out = tmp_path / "net.safetensors"
     rule_net.main(["--config", str(path), "--out", str(out), "--agreement", "200"])
-    agent = PPOAgent.load(out)
-    meta = agent.metadata
-    assert meta["steps"] == 0 and meta["imitates"] == "rule" and meta["hidden"] == [16]
-    assert meta["editions"] == list(EDITIONS) and meta["num_players"] == [2, 3, 6]
-    assert meta["imitation"]["decisions"] >= 300 and meta["imitation"]["epoch"] == 1
+    meta = PPOAgent.load(out).metadata
     remade = load_config(out.with_suffix(".yaml"))  # the config it was made with, as data
     assert meta["config"] == remade.to_dict() == load_config(path).to_dict()
     card = json.loads(out.with_suffix(".json").read_text(encoding="utf-8"))
