@@ -51,7 +51,7 @@ import math
 import re
 import types
 import typing
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -65,7 +65,7 @@ from .ppo_agent import SHIPPED_DIR, PPOAgent, read_checkpoint
 from .random_agent import RandomAgent
 from .rule_agent import RuleAgent, SimpleRuleAgent
 
-__all__ = ["MAX_SPEC_LENGTH", "REGISTRY", "AgentSpec", "AgentSpecError", "agent_label", "describe_agent",
+__all__ = ["MAX_SPEC_LENGTH", "REGISTRY", "AgentSpec", "AgentSpecError", "agent_label", "describe_agent", "expand_repeats",
            "make_agent", "parse_spec", "parse_value", "shipped_checkpoint", "shipped_checkpoints"]
 
 MAX_SPEC_LENGTH = 1000  # longer text is refused before it is parsed
@@ -356,6 +356,15 @@ def make_agent(spec: str, *, allow_import: bool = False, edition: str | None = N
     if not isinstance(agent, Agent):
         raise AgentSpecError(f"{parsed.text!r} did not build an agents.Agent")
     return agent
+
+
+def expand_repeats(specs: Iterable[str]) -> list[str]:
+    """Specs with ``SPEC*K`` written out K times (the command line's shorthand: ``random*3``)."""
+    out: list[str] = []
+    for spec in specs:
+        head, star, times = spec.rpartition("*")
+        out += [head] * int(times) if star and times.isdigit() and head else [spec]
+    return out
 
 
 def describe_agent(agent: Agent) -> str:

@@ -151,8 +151,8 @@ def test_rule_issue_16_1_ppo_path_and_path_option_parse_the_same(tmp_path: Path)
         result = evaluate([spec, "rule"], Rules(num_players=2), games=2, max_decisions=3000)
         assert result.labels == ["ppo[mine]", "rule"]
     for spec in (f"ppo:{path}", f"ppo:path={path}"):
-        out = subprocess.run([sys.executable, "-m", "agents.tournament", "--agents", spec, "rule", "--games", "2",
-                              "--no-progress"], capture_output=True, text=True, timeout=120)
+        out = subprocess.run([sys.executable, "-m", "uno_app.cli", "evaluate", "--agents", spec, "rule", "--games",
+                              "2", "--no-progress"], capture_output=True, text=True, timeout=120)
         assert out.returncode == 0, out.stderr
         assert "| ppo[mine] |" in out.stdout
 
