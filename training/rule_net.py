@@ -26,7 +26,7 @@ network), ``seed`` and ``torch_threads``; the other sections are not used. It
 3. measures agreement on fresh rounds (another seed): the share of the teacher's decisions with
    more than one legal action where the checkpoint's argmax is the teacher's move, over all the
    config's tables, then per edition and table size (``--agreement`` decisions each);
-4. with ``--games N``, plays the checkpoint against the teacher and against random through the
+4. with ``--games N``, plays the checkpoint against RuleAgent and against random through the
    tournament harness (``training.ship.evaluate_all``: seat rotation, duplicate deals, Wilson
    intervals, one round per game) at ``--players`` table sizes, N rounds per classic lineup and
    ``--other-games`` in the other editions, and writes ``<name>.json`` and ``<name>.md``.
@@ -46,12 +46,13 @@ import dataclasses  # noqa: E402
 import json  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
+from collections.abc import Callable  # noqa: E402
 from pathlib import Path  # noqa: E402
 from typing import Any  # noqa: E402
 
 import numpy as np  # noqa: E402
 
-from .config import ConfigError, TrainConfig, load_config  # noqa: E402
+from .config import ConfigError, TrainConfig, load_config, parse_overrides  # noqa: E402
 
 __all__ = ["agreement", "agreement_table", "build_policy", "fit", "main"]
 
@@ -76,10 +77,12 @@ def build_policy(config: TrainConfig) -> Any:
                                      lambda _: config.imitation.learning_rate, **kwargs)
 
 
-def record(config: TrainConfig, seed: int, chunk: int = 50_000) -> Any:
+def record(config: TrainConfig, seed: int, chunk: int = 50_000,
+           on_progress: Callable[[int], None] | None = None) -> Any:
     """``imitation.decisions`` teacher decisions (``training.imitation.play_demonstrations``), played
     in chunks of fresh rounds copied into one array as they come, so memory stays near the arrays'
-    own size (the rows of one big recording, built at once, cost about three times as much)."""
+    own size (the rows of one big recording, built at once, cost about three times as much);
+    ``on_progress`` gets the count recorded after each round."""
     from .imitation import Demonstrations, play_demonstrations
 
     total = config.imitation.decisions
@@ -87,8 +90,12 @@ def record(config: TrainConfig, seed: int, chunk: int = 50_000) -> Any:
     arrays: dict[str, np.ndarray] = {}
     filled = rounds = index = 0
     while filled < total:
+        def progress(count: int, before: int = filled) -> None:
+            if on_progress is not None:
+                on_progress(before + count)
+
         part = play_demonstrations(config, min(chunk, total - filled),
-                                   int(np.random.SeedSequence([seed, index]).generate_state(1)[0]))
+                                   int(np.random.SeedSequence([seed, index]).generate_state(1)[0]), on_progress=progress)
         index += 1
         fields = {"observations": part.observations, "masks": part.masks, "actions": part.actions,
                   "returns": part.returns}
@@ -101,10 +108,11 @@ def record(config: TrainConfig, seed: int, chunk: int = 50_000) -> Any:
     return Demonstrations(**{k: v[:filled] for k, v in arrays.items()}, rounds=rounds)
 
 
-def fit(config: TrainConfig, out: Path, log: Any = None) -> dict[str, float]:
+def fit(config: TrainConfig, out: Path, show_progress: bool = True) -> dict[str, float]:
     """Record the teacher, fit the policy, write the checkpoint to ``out``; returns the fit's statistics."""
     from .imitation import imitate
     from .policy import export_policy
+    from .progress import Progress
     from .train import checkpoint_metadata, seed_everything
 
     if not config.imitation.teacher:
@@ -118,16 +126,19 @@ def fit(config: TrainConfig, out: Path, log: Any = None) -> dict[str, float]:
     recorded = 0.0
     decisions = rounds = 0
     stats: dict[str, float] = {}
-    for epoch in range(1, config.imitation.epochs + 1):  # every pass on rounds never seen before
+    passes, teacher = config.imitation.epochs, config.imitation.teacher
+    for epoch in range(1, passes + 1):  # every pass on rounds never seen before
         seed = int(np.random.SeedSequence([config.seed, 1, epoch]).generate_state(1)[0])
         clock = time.perf_counter()
-        demos = record(config, seed)
+        with Progress(f"[rule_net] pass {epoch}/{passes}: recording {teacher}'s play:", config.imitation.decisions,
+                      "decisions", enabled=show_progress) as bar:
+            demos = record(config, seed, on_progress=bar.update)
         recorded += time.perf_counter() - clock
-        stats = imitate(policy, one_pass, seed=seed, demos=demos)
+        stats = imitate(policy, one_pass, seed=seed, show_progress=show_progress, demos=demos)
         stats["epoch"] = epoch
         decisions, rounds = decisions + len(demos), rounds + demos.rounds
-        if log is not None:
-            log(stats)
+        print(f"[rule_net] pass {epoch}/{passes}: held-out accuracy {100 * stats['accuracy']:.2f}% "
+              f"({len(demos):,} decisions, {time.perf_counter() - started:.0f} s so far)", file=sys.stderr, flush=True)
         del demos
     stats.update({"decisions": float(decisions), "rounds": float(rounds), "play_seconds": recorded,
                   "seconds": time.perf_counter() - started})
@@ -216,30 +227,22 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--players", type=int, nargs="+", default=[2, 4, 6], help="table sizes evaluated")
     parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("--skip-fit", action="store_true", help="measure an existing --out checkpoint only")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bars or lines")
     args = parser.parse_args(argv)
-    import yaml
-
     from agents import PPOAgent
     from uno_env.files import atomic_write
 
     from .ship import evaluate_all
 
-    overrides: dict[str, Any] = {}
-    for pair in args.set:
-        key, sep, value = pair.partition("=")
-        if not sep:
-            parser.error(f"--set expects KEY=VALUE, got {pair!r}")
-        overrides[key] = yaml.safe_load(value)
     try:
-        config = load_config(args.config, overrides)
+        config = load_config(args.config, parse_overrides(args.set))
     except ConfigError as err:
         print(f"rule_net: {err}", file=sys.stderr)
         raise SystemExit(2) from None
     out = Path(args.out or config.output_dir() / f"{config.name}.safetensors")
     started = time.perf_counter()
     if not args.skip_fit:
-        fit(config, out, log=lambda s: print(f"[imitation] epoch {s['epoch']}: held-out accuracy "
-                                             f"{100 * s['accuracy']:.2f}%", file=sys.stderr, flush=True))
+        fit(config, out, show_progress=not args.no_progress)
         _write_config(out.with_suffix(".yaml"), config, out)
         print(f"wrote {out} ({out.stat().st_size} bytes) in {time.perf_counter() - started:.0f} s", flush=True)
     agent = PPOAgent.load(out)
@@ -259,7 +262,7 @@ def main(argv: list[str] | None = None) -> None:
         rows, table = evaluate_all(out, agent.metadata["editions"], args.games, args.other_games, args.workers,
                                    players=args.players)
         card["evaluation"] = rows
-        text += ("Against its teacher and random (tournament harness, seat rotation, duplicate deals, "
+        text += ("Against RuleAgent and random (tournament harness, seat rotation, duplicate deals, "
                  f"deterministic policy, one round per game):\n\n{table}")
     card["measure_seconds"] = round(time.perf_counter() - started, 1)
     atomic_write(out.with_suffix(".json"), json.dumps(card, indent=1) + "\n")
