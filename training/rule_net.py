@@ -209,6 +209,7 @@ def _write_config(path: Path, config: TrainConfig, out: Path) -> None:
 
     atomic_write(path, f"# Remakes {out.name} (imitation only, no PPO step):\n"
                        f"#   python -m training.rule_net --config {path.as_posix()} --out {out.as_posix()}\n"
+                       "# It reads env, imitation, ppo.hidden/activation, seed and torch_threads; the rest is unused.\n"
                        + yaml.safe_dump(config.to_dict(), sort_keys=False))
 
 
