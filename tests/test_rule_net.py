@@ -183,3 +183,31 @@ def test_shipped_rule_net_plays_legal_moves_at_every_edition_table_size_and_rule
         record = play_game([agent] * rules.num_players, rules, deal=0, rotation=0, seed=rules.num_players,
                            max_decisions=300)
         assert sum(record.decisions) >= min(300, 2 * rules.num_players)
+
+
+@needs_shipped
+@pytest.mark.slow
+def test_shipped_rule_net_plays_every_seat_of_a_mixed_batched_engine_batch_as_ppo_agent_does() -> None:
+    import torch
+
+    from uno_env.batched import BatchedUno
+
+    agent = PPOAgent.load(SHIPPED)
+    tensors = {k: torch.as_tensor(v) for k, v in read_checkpoint(SHIPPED)[0].items()}
+    layers = [(tensors[f"hidden.{i}.weight"], tensors[f"hidden.{i}.bias"]) for i in range(len(agent.metadata["hidden"]))]
+
+    def logits(observation: torch.Tensor) -> torch.Tensor:  # the checkpoint's network, in torch, batched
+        x = observation * tensors["obs_scale"]
+        for weight, bias in layers:
+            x = torch.relu(x @ weight.T + bias)
+        return x @ tensors["action.weight"].T + tensors["action.bias"]
+
+    n = 36  # every edition x table size 2-10 in one batch, some tables under a rule option
+    env = BatchedUno(num_tables=n, edition=[e for e in EDITIONS for _ in range(9)], num_players=list(range(2, 11)) * 4,
+                     episode="round", seed=3, stacking=[i % 5 == 1 for i in range(n)],
+                     seven_zero=[i % 5 == 2 for i in range(n)], draw_until_playable=[i % 5 == 3 for i in range(n)])
+    state = env.reset()
+    for _ in range(40):  # an illegal action would raise IllegalActionError naming the table
+        scores = logits(state.observation)
+        assert np.allclose(scores.numpy(), agent.logits(state.observation.numpy()), atol=1e-4)
+        state = env.step(torch.where(state.action_mask, scores, -torch.inf).argmax(1))
