@@ -54,7 +54,7 @@ import numpy as np  # noqa: E402
 
 from .config import ConfigError, TrainConfig, load_config, parse_overrides  # noqa: E402
 
-__all__ = ["agreement", "agreement_table", "build_policy", "fit", "main"]
+__all__ = ["agreement", "agreement_table", "build_policy", "fit", "main", "record"]
 
 AGREEMENT_SIZES = (2, 4, 6, 10)  # table sizes of the per-table agreement
 
