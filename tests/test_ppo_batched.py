@@ -45,7 +45,7 @@ from uno_env.core.actions import DRAW, NUM_PLAY_ACTIONS  # noqa: E402
 torch.set_num_threads(1)  # small tensors: a second thread only contends for the cores (tenfold slower here)
 
 ROOT = Path(__file__).resolve().parent.parent
-STAND_IN = str(ROOT / "checkpoints" / "classic.safetensors")  # a shipped network playing the rule seats
+STAND_IN = str(ROOT / "checkpoints" / "rule_net.safetensors")  # the network fitted to RuleAgent
 
 
 def _tiny(run_dir: Path | str = "", **sections: Any) -> dict[str, Any]:
