@@ -109,8 +109,9 @@ from .critic import NEXT_DRAWS, critic_bounds, privileged_size
 from .interrupt import StopRequests, TrainingInterrupted
 from .progress import Progress
 
-__all__ = ["Actor", "ActorCritic", "Critic", "Learner", "Opponent", "actor_from_tensors", "actor_tensors",
-           "privileged_features", "run_batched", "sample_actions", "table_options"]
+__all__ = ["Actor", "ActorCritic", "Critic", "Learner", "Opponent", "Rollout", "SelfPlay", "Steps", "actor_from_tensors",
+           "actor_tensors", "gae", "load_opponent", "matmul_precision", "ppo_update", "privileged_features", "run_batched",
+           "sample_actions", "sparse_linear", "table_options"]
 
 SPARSE_SHARE = 0.25  # a first layer's input with at most this share of non-zero entries is read as sparse
 MASKED = -1e9  # an illegal action's logit: finite, so the softmax and entropy stay NaN-free
