@@ -101,12 +101,14 @@ def main(argv: list[str] | None = None, prog: str = "uno-env demo") -> None:
         print(f"{prog}: {err}", file=sys.stderr)
         raise SystemExit(2) from None
     print(f"trained in {time.perf_counter() - start:.0f} s; checkpoints in {run_dir}")
+    from agents.ppo_agent import SHIPPED_DIR
+
     agents = {"quickstart": run_dir / "last.safetensors"}
     for name in SHIPPED:
-        if (ROOT / "checkpoints" / f"{name}.safetensors").exists():
-            agents[f"shipped-{name}"] = ROOT / "checkpoints" / f"{name}.safetensors"
+        if (SHIPPED_DIR / f"{name}.safetensors").exists():
+            agents[f"shipped-{name}"] = SHIPPED_DIR / f"{name}.safetensors"
     if len(agents) == 1:
-        print(f"(no shipped checkpoint in {ROOT / 'checkpoints'}; evaluating the quickstart policy only)")
+        print(f"(no shipped checkpoint in {SHIPPED_DIR}; evaluating the quickstart policy only)")
     print(f"evaluating: {len(agents)} policies, {args.games} games per lineup", flush=True)
     try:
         with StopRequests():  # Ctrl-C: no traceback from the evaluation's worker processes

@@ -25,9 +25,11 @@ import json  # noqa: E402
 from pathlib import Path  # noqa: E402
 from typing import Any  # noqa: E402
 
+from agents.ppo_agent import SHIPPED_DIR, SOURCE_ROOT  # noqa: E402
 from uno_env.files import atomic_write  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
+SHIPPED = SHIPPED_DIR.relative_to(SOURCE_ROOT).as_posix()  # the shipped folder as the recipes name it, from a checkout
 
 
 def lineups(players: list[int]) -> list[tuple[int, str]]:
@@ -36,11 +38,11 @@ def lineups(players: list[int]) -> list[tuple[int, str]]:
 
 
 def recipe(name: str, steps: int, resumed_at: list[int]) -> str:
-    """The commands that train ``checkpoints/<name>.yaml`` to ``steps``, one more per resume before it."""
+    """The commands that train ``<SHIPPED>/<name>.yaml`` to ``steps``, one more per resume before it."""
     stops = [s for s in resumed_at if s < steps]
     if not stops:
-        return f"#   uno-env train --config checkpoints/{name}.yaml\n"
-    lines = [f"#   uno-env train --config checkpoints/{name}.yaml --run-dir runs/{name} --total-steps {stops[0]}\n"]
+        return f"#   uno-env train --config {SHIPPED}/{name}.yaml\n"
+    lines = [f"#   uno-env train --config {SHIPPED}/{name}.yaml --run-dir runs/{name} --total-steps {stops[0]}\n"]
     lines += [f"#   uno-env train --resume runs/{name} --total-steps {s}\n" for s in stops[1:] + [steps]]
     return "".join(lines)
 
@@ -89,7 +91,7 @@ def main(argv: list[str] | None = None) -> None:
                         help="whole games to 500 points per classic lineup (0: none)")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--curve", help="training-curve PNG (default docs/training_curve_<name>.png; '' for none)")
-    parser.add_argument("--out-dir", default=str(ROOT / "checkpoints"), help="where shipped checkpoints live")
+    parser.add_argument("--out-dir", default=str(SHIPPED_DIR), help=f"where shipped checkpoints live (default {SHIPPED})")
     parser.add_argument("--players", type=int, nargs="+",
                         help="table sizes to evaluate (default: 2 and 4, those of them the checkpoint trained on)")
     args = parser.parse_args(argv)
@@ -113,7 +115,7 @@ def main(argv: list[str] | None = None) -> None:
     resumed_at = json.loads(state_path.read_text(encoding="utf-8")).get("resumed_at", []) if state_path.exists() else []
     atomic_write(
         out / f"{args.name}.yaml",
-        f"# Reproduces checkpoints/{args.name}.safetensors (step {meta['steps']}, seed {meta['seed']}) as the run's\n"
+        f"# Reproduces {SHIPPED}/{args.name}.safetensors (step {meta['steps']}, seed {meta['seed']}) as the run's\n"
         f"# last.safetensors:\n" + recipe(args.name, meta["steps"], resumed_at)
         + yaml.safe_dump(config, sort_keys=False))
     players = args.players or [n for n in (2, 4) if n in meta["num_players"]] or sorted(meta["num_players"])[:1]
