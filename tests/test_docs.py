@@ -28,7 +28,8 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-DOCUMENTS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+DOCUMENTS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")), ROOT / "examples" / "README.md"]
+LINKED = ("examples", "configs")  # folders of the clone a scratch folder links to, for commands that name them
 LANGUAGES = {"python", "bash", "text"}
 
 
@@ -80,10 +81,11 @@ BASH_COMMANDS = [(b, c) for b in ALL_BLOCKS if b.language == "bash" for c in com
 # ---------------------------------------------------------------------- what is run, what is not
 @dataclass(frozen=True)
 class Run:
-    """A command the suite runs as written: ``stdin`` is typed into it; ``output`` must appear in it."""
+    """A command the suite runs as written: ``stdin`` is typed into it; ``output`` must appear in it
+    (each of them, for a tuple: the figures its document quotes)."""
 
     stdin: str = ""
-    output: str = ""
+    output: str | tuple[str, ...] = ""
     slow: bool = False
 
 
@@ -102,6 +104,16 @@ RUN: dict[str, Run] = {
     "uno-env watch --agents ppo rule random --edition angry_birds --seed 3 --rounds 1": Run(output="Scores after round 1"),
     "uno-env watch --agents 'ppo*4' --seat 0": Run(output="wins the game"),
     "uno-env train --print-default-config": Run(output="total_steps:"),
+    # examples/README.md
+    # The figures its docstring quotes (seeded: the same weights every run).
+    "python examples/train_sb3.py": Run(output=("| ppo[my_policy] | 1 | 200 | 191 | 95.5% |",
+                                                "| ppo[my_policy] | 1 | 200 | 97 | 48.5% |"), slow=True),
+    "uno-env evaluate --agents ppo:my_policy.safetensors rule --games 200": Run(output="ppo[my_policy]"),
+    "python examples/play_checkpoint.py": Run(output="ppo[classic_points]"),
+    "python examples/play_checkpoint.py --edition angry_birds --players 3 --seed 1": Run(output="ppo[universal]"),
+    "python examples/tournament.py --games 400 --out results": Run(output="OpenSkill", slow=True),
+    "python examples/my_agent.py": Run(output="color-hoarder", slow=True),
+    "PYTHONPATH=examples uno-env evaluate --agents my_agent:ColorHoarder rule --games 200": Run(output="| ColorHoarder |"),
 }
 NOT_RUN: dict[str, str] = {
     "make demo": "trains for minutes (2 min 41 s measured); what it runs is python -m training.quickstart, "
@@ -149,6 +161,13 @@ def _environment() -> dict[str, str]:
     return env
 
 
+def _scratch(tmp_path: Path) -> Path:
+    """A folder outside the clone, with links to the clone's folders that commands name (examples/...)."""
+    for name in LINKED:
+        (tmp_path / name).symlink_to(ROOT / name, target_is_directory=True)
+    return tmp_path
+
+
 def _param(item: object, where: str, slow: bool) -> object:
     return pytest.param(item, id=where, marks=[pytest.mark.slow] if slow else [])
 
@@ -191,21 +210,30 @@ def _documents_with_runs() -> list[object]:
     for block, command in BASH_COMMANDS:
         if command in RUN:
             by_document.setdefault(block.document, []).append(command)
-    return [_param(d, d.name, any(RUN[c].slow for c in cs)) for d, cs in by_document.items()]
+    return [_param(d, str(d.relative_to(ROOT)), any(RUN[c].slow for c in cs)) for d, cs in by_document.items()]
 
 
 @pytest.mark.parametrize("document", _documents_with_runs())
 def test_commands_run_as_written(document: Path, tmp_path: Path) -> None:
     """Every command of RUN in one document, in order, in one scratch folder (later ones may read
     what earlier ones wrote, as a reader's would)."""
+    scratch = _scratch(tmp_path)
     for block, command in BASH_COMMANDS:
         if block.document != document or command not in RUN:
             continue
         run = RUN[command]
-        done = subprocess.run(["bash", "-c", command], input=run.stdin, capture_output=True, text=True, cwd=tmp_path,
+        done = subprocess.run(["bash", "-c", command], input=run.stdin, capture_output=True, text=True, cwd=scratch,
                               env=_environment(), timeout=300)
         assert done.returncode == 0, f"{block.where}: {command}\n{done.stdout[-2000:]}\n{done.stderr[-3000:]}"
-        assert run.output in done.stdout + done.stderr, f"{block.where}: {command}: no {run.output!r} in its output"
+        for expected in (run.output,) if isinstance(run.output, str) else run.output:
+            assert expected in done.stdout + done.stderr, f"{block.where}: {command}: no {expected!r} in its output"
+
+
+def test_every_example_is_run() -> None:
+    run = " ".join(c for _, c in BASH_COMMANDS if c in RUN)
+    for example in sorted((ROOT / "examples").glob("*.py")):
+        assert f"examples/{example.name}" in run or f"{example.stem}:" in run, \
+            f"examples/{example.name} is not run by any command of examples/README.md"
 
 
 # ---------------------------------------------------------------------- names the prose uses
