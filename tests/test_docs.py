@@ -113,6 +113,7 @@ RUN: dict[str, Run] = {
     "python examples/play_checkpoint.py --edition angry_birds --players 3 --seed 1": Run(output="ppo[universal]"),
     "python examples/tournament.py --games 400 --out results": Run(output="OpenSkill", slow=True),
     "python examples/my_agent.py": Run(output="color-hoarder", slow=True),
+    "python examples/batched_agent.py": Run(output="rounds on 1024 tables: play_first won", slow=True),
     "PYTHONPATH=examples uno-env evaluate --agents my_agent:ColorHoarder rule --games 200": Run(output="| ColorHoarder |"),
 }
 NOT_RUN: dict[str, str] = {
@@ -145,12 +146,14 @@ NOT_RUN: dict[str, str] = {
     "python -m training.rllib --config configs/rllib/self_play.yaml --num-env-runners 2": "needs Ray RLlib, as above",
     "python -m training.rllib --config configs/rllib/self_play.yaml --set 'opponents={rule: 1}' --iterations 20":
         "needs Ray RLlib, as above",
+    "PYTHONPATH=. python benchmarks/bench_batched.py --device cuda": "needs a GPU (CUDA); the suite has none "
+                                                                      "(tests/test_batched.py runs the engine on the CPU)",
 }
 # Options not checked against --help where --help itself needs what the suite does not install.
 NO_HELP = {"training.rllib": "needs Ray RLlib", "tensorboard": "not ours"}
 
-# Python blocks slower than about 2 s on 2 shared cores, by a line they hold (SB3 training: 9 s, the tournament: 7 s).
-SLOW_PYTHON = ("model.learn(", "result = evaluate(")
+# Python blocks slower than about 2 s on 2 shared cores, by a line they hold (SB3 training: 9 s, the tournament: 7 s, 4,096 batched tables).
+SLOW_PYTHON = ("model.learn(", "result = evaluate(", "BatchedUno(num_tables=4096")
 
 
 def _environment() -> dict[str, str]:
