@@ -80,7 +80,12 @@ def main(argv: list[str] | None = None, prog: str = "uno-env demo") -> None:
     overrides = {"total_steps": args.total_steps} if args.total_steps else {}
     try:
         config = load_config(args.config, overrides)
-    except (ConfigError, FileNotFoundError) as err:
+    except FileNotFoundError:
+        # configs/ lives in the clone, not in the package: an installed uno-env has no default config
+        print(f"{prog}: no config {args.config}: run it from a clone installed with pip install -e '.[train]', "
+              "or name a config with --config FILE (uno-env train --print-default-config writes one)", file=sys.stderr)
+        raise SystemExit(2) from None
+    except ConfigError as err:
         print(f"{prog}: {err}", file=sys.stderr)
         raise SystemExit(2) from None
     run_dir = config.output_dir()
