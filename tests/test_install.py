@@ -110,6 +110,9 @@ def test_train_from_the_installed_command(installed: Installed) -> None:
     report = installed.run("uno-env", "evaluate", "--agents", "ppo:runs/tiny/last.safetensors", "rule", "--games", "2",
                            "--no-progress")
     assert "ppo[last]" in report.stdout
+    demo = subprocess.run(["uno-env", "demo"], capture_output=True, text=True, cwd=installed.workdir, env=installed.env,
+                          timeout=300)  # its config is in the clone, not in the package: one line says so
+    assert demo.returncode == 2 and demo.stderr.count("\n") == 1 and "--config FILE" in demo.stderr, demo.stderr
 
 
 @pytest.mark.xfail(not (ROOT / "agents" / "checkpoints").is_dir(), strict=True,
