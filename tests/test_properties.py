@@ -306,7 +306,7 @@ def play_game(
             actions.append("next_round")
             round_decisions = 0
             continue
-        stats.phases[game.phase.value] += 1
+        stats.phases[game.phase.text] += 1
         if sweep(game, len(actions)):
             check_every_action(game)
         action = policy(game, rng)
@@ -373,7 +373,7 @@ def test_every_legal_action_applies_and_every_other_is_rejected(edition):
 
     def sweep(game: Game, step: int) -> bool:
         chosen = game.phase != Phase.PLAY or step % 8 == 0
-        swept[game.phase.value] += chosen
+        swept[game.phase.text] += chosen
         return chosen
 
     index = 0
@@ -447,7 +447,7 @@ def snapshots_in_every_phase(edition: str, num_players: int, index: int, make: C
     taken: list[tuple[int, Game, dict]] = []
     seen: set[str] = set()
     while not game.is_game_over and len(actions) < max_decisions:
-        key = game.phase.value
+        key = game.phase.text
         if key not in seen or rng.random() < 0.004:
             seen.add(key)
             taken.append((len(actions), make(game), game.to_dict()))
@@ -474,7 +474,7 @@ def test_json_save_mid_game_continues_identically(edition):
             final = game.to_dict()
             for at, loaded, at_save in taken:
                 assert loaded.to_dict() == at_save
-                phases.add(loaded.phase.value)
+                phases.add(loaded.phase.text)
                 replay(loaded, actions[at:])
                 assert loaded.to_dict() == final
                 assert loaded.log == game.log
