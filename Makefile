@@ -28,7 +28,7 @@ bench: $(VENV)/.installed
 	$(BIN)/python -m benchmarks.bench_env
 
 lint: $(VENV)/.installed
-	$(BIN)/python -m ruff check uno_env agents training tests benchmarks
+	$(BIN)/python -m ruff check uno_env agents training uno_app tests benchmarks
 	$(BIN)/python -m mypy
 
 clean:

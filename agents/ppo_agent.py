@@ -19,8 +19,10 @@ loading it runs no code. It holds
   training config).
 
 Play needs neither torch nor stable-baselines3: the forward pass is a few numpy matrix
-products. Illegal actions get logit ``-inf``, so the agent only ever picks legal ones:
-the highest logit (``deterministic=True``, the default) or a draw from the masked softmax.
+products. The agent only ever picks legal actions, whatever the weights: the highest legal
+logit (``deterministic=True``, the default) or a draw from the masked softmax
+(``PPOAgent.probabilities``: the largest legal logit subtracted before ``exp``, illegal actions at
+probability zero, logits that overflowed to infinity or NaN handled in the limit).
 A file of another format, layout version or a damaged file raises ``CheckpointError``
 (``CheckpointVersionError`` for a version mismatch).
 """
@@ -35,6 +37,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from uno_env.files import atomic_path
 from uno_env.observation import NUM_ACTIONS, OBSERVATION_VERSION, observation_size
 
 from .base import Agent
@@ -65,9 +68,8 @@ def write_checkpoint(path: str | os.PathLike[str], tensors: Mapping[str, np.ndar
             "num_actions": NUM_ACTIONS, **metadata}
     arrays = {k: np.ascontiguousarray(v, dtype=np.float32) for k, v in tensors.items()}
     _check_layout(arrays, meta)  # never write a file that load() would refuse
-    tmp = f"{os.fspath(path)}.tmp"
-    save_file(arrays, tmp, metadata={METADATA_KEY: json.dumps(meta, sort_keys=True)})
-    os.replace(tmp, path)
+    with atomic_path(path) as tmp:  # the usual permissions, not safetensors' 0600
+        save_file(arrays, str(tmp), metadata={METADATA_KEY: json.dumps(meta, sort_keys=True)})
 
 
 def read_checkpoint(path: str | os.PathLike[str]) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
@@ -117,7 +119,7 @@ def _check_layout(tensors: Mapping[str, np.ndarray], meta: Mapping[str, Any], so
     if meta.get("observation_size") != size:
         raise CheckpointVersionError(f"{source}: observation_size {meta.get('observation_size')!r}, "
                                      f"expected {size} for max_players={max_players}")
-    expected_shapes = {"obs_scale": (size,)}
+    expected_shapes: dict[str, tuple[int, ...]] = {"obs_scale": (size,)}
     width = size
     for i, h in enumerate(hidden):
         expected_shapes[f"hidden.{i}.weight"] = (h, width)
@@ -191,20 +193,39 @@ class PPOAgent(Agent):
         weight, bias = self._out
         return x @ weight + bias  # type: ignore[no-any-return]
 
-    def choose(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        """Actions for a batch of observations and masks (argmax, or sampled when not deterministic)."""
-        logits = self.logits(np.atleast_2d(observations))
+    def probabilities(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """The masked softmax of the logits, ``(B, NUM_ACTIONS)``: zero on every masked action, whatever the weights.
+
+        Computed stably (the row's largest legal logit is subtracted before ``exp``). Logits that
+        overflowed are handled in the limit: a NaN logit counts as the lowest; a row whose largest
+        legal logit is ``+inf`` is uniform over its ``+inf`` entries; a row whose legal logits are
+        all ``-inf`` (or NaN) is uniform over its legal actions.
+        """
         legal = np.atleast_2d(masks).astype(bool)
+        logits = self.logits(np.atleast_2d(observations))
+        if legal.shape != logits.shape:
+            raise ValueError(f"masks of shape {legal.shape} for logits of shape {logits.shape}")
         if not legal.any(axis=1).all():
             raise ValueError("every row of masks needs at least one legal action")
-        logits = np.where(legal, logits, -np.inf)
+        masked = np.where(legal & ~np.isnan(logits), logits, -np.inf).astype(np.float64)
+        top = masked.max(axis=1, keepdims=True)
+        with np.errstate(invalid="ignore", over="ignore"):
+            weights = np.exp(masked - np.where(np.isfinite(top), top, 0.0))
+        weights = np.where(top == np.inf, masked == np.inf, weights)
+        weights = np.where(top == -np.inf, legal, weights).astype(np.float64)
+        weights[~legal] = 0.0
+        return weights / weights.sum(axis=1, keepdims=True)  # type: ignore[no-any-return]
+
+    def choose(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """Legal actions for a batch of observations and masks (argmax, or sampled when not deterministic)."""
+        probs = self.probabilities(observations, masks)
         if self.deterministic:
-            return logits.argmax(axis=1)  # type: ignore[no-any-return]
-        probs = np.exp(logits - logits.max(axis=1, keepdims=True))
-        probs /= probs.sum(axis=1, keepdims=True)
+            return probs.argmax(axis=1)  # type: ignore[no-any-return]
         cumulative = probs.cumsum(axis=1)
         draws = (1.0 - self._rng.random((len(probs), 1))) * cumulative[:, -1:]  # in (0, total]
-        return np.minimum((cumulative < draws).sum(axis=1), NUM_ACTIONS - 1)  # type: ignore[no-any-return]
+        # The first action whose cumulative probability reaches the draw: it has a positive
+        # probability (a zero one repeats the previous sum, which is below the draw).
+        return (cumulative < draws).sum(axis=1)  # type: ignore[no-any-return]
 
     def act(self, observation: Mapping[str, Any] | None, info: Mapping[str, Any]) -> int:
         """The policy's action for this decision (always legal)."""
@@ -225,8 +246,10 @@ class PPOAgent(Agent):
             raise ValueError("no legal action to choose from")
         if len(legal) == 1:
             return int(legal[0])
-        # One decision: the argmax over the legal ids, without building a masked copy.
-        return int(legal[int(np.argmax(self.logits(vector)[legal]))])
+        # One decision: the argmax over the legal ids, without building a masked copy (a NaN
+        # logit from overflowed weights counts as the lowest, as in ``probabilities``).
+        scores = self.logits(vector)[legal]
+        return int(legal[int(np.argmax(np.where(np.isnan(scores), -np.inf, scores)))])
 
     def seed(self, seed: int | None) -> None:
         """Reseed the sampling generator (only used when not deterministic)."""

@@ -1,86 +1,384 @@
-"""Agents by name, for the command line and configs: ``make_agent("rule:challenge=false")``.
+"""Agent specs: an agent named by a short text, built without running code from data.
 
-A spec is ``name`` or ``name:key=value,key=value``; values are read as Python literals
-where they parse (``3``, ``0.5``, ``true``/``false``, ``none``) and as strings otherwise.
-``name`` is a registered name (``random``, ``random-uniform``, ``simple``, ``rule``,
-``human``) or ``package.module:ClassName`` (then options follow after a second colon,
-``agents.ismcts:ISMCTSAgent:iterations=200``).
+>>> from agents.registry import make_agent
+>>> make_agent("rule:challenge=false")
+RuleAgent(challenge=False, urrrhhh_min=5, greyskull_trigger=1)
+>>> make_agent("ppo", edition="classic", num_players=4).label  # the shipped checkpoint for that table
+'classic_points'
+>>> make_agent("os:system:command=true")  # from a file: no imports
+Traceback (most recent call last):
+...
+agents.registry.AgentSpecError: agent 'os:system:command=true' names a Python module: ...
+
+A spec is one of
+
+* ``NAME`` or ``NAME:key=value,key=value``: a registered agent (``random``,
+  ``random-uniform``, ``simple``, ``rule``, ``ismcts``, ``human``, ``ppo``) with options for
+  its constructor. Values are numbers, ``true``/``false``, ``none`` or text
+  (``rule:challenge=false,urrrhhh_min=3``, ``ismcts:iterations=200,prior=none``); each is
+  checked against the constructor's signature (name and type) before anything is built.
+* a PPO checkpoint, read with ``safetensors`` (no pickle, so loading one runs no code):
+
+  - ``ppo``: the shipped checkpoint that fits the table (``shipped_checkpoint``): among the
+    checkpoints in ``checkpoints/`` trained on the table's edition and size, the most
+    specialised (fewest editions x table sizes), between equals the one trained on round
+    points; else ``universal``. Classic at 2-4 players gets ``classic_points``, every other
+    table ``universal``. Without a table (``make_agent("ppo")``) it is ``universal``.
+  - ``ppo:NAME``: a shipped checkpoint by name (``ppo:classic``, ``ppo:universal``...).
+  - ``ppo:PATH`` or, the same, ``ppo:path=PATH``: a checkpoint file (relative paths are
+    also tried from the repository root).
+  - options after a comma: ``ppo:classic,deterministic=false,seed=3``.
+
+  A PPO agent is labelled with its checkpoint: ``ppo[classic_points]`` (``agent_label``).
+* ``package.module:Class`` or ``package.module:Class:key=value,...``: any ``agents.Agent``
+  subclass, **only** with ``allow_import=True`` (the command line and Python callers). The
+  attribute is checked to be a subclass of ``agents.Agent`` before it is called.
+
+Specs read from files (saved games, configs, replays) are built with the default
+``allow_import=False``: they can name only registered agents and checkpoint files, so no
+file can make the project import a module or call anything it names. Every refusal is an
+``AgentSpecError`` (a ``ValueError``) that says what is allowed.
 """
 
 from __future__ import annotations
 
 import ast
 import importlib
-from collections.abc import Callable
+import inspect
+import math
+import re
+import types
+import typing
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
+
+from uno_env.core.errors import UnoError
 
 from .base import Agent
 from .human import HumanAgent
 from .ismcts import ISMCTSAgent
-from .ppo_agent import PPOAgent
+from .ppo_agent import SHIPPED_DIR, PPOAgent, read_checkpoint
 from .random_agent import RandomAgent
 from .rule_agent import RuleAgent, SimpleRuleAgent
 
+__all__ = ["MAX_SPEC_LENGTH", "REGISTRY", "AgentSpec", "AgentSpecError", "agent_label", "describe_agent", "expand_repeats",
+           "make_agent", "parse_spec", "parse_value", "shipped_checkpoint", "shipped_checkpoints"]
+
+MAX_SPEC_LENGTH = 1000  # longer text is refused before it is parsed
+_MODULE = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*")
+_SHIPPED_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]*")
+
+
+class AgentSpecError(UnoError, ValueError):
+    """An agent spec that is malformed, names nothing allowed, or cannot be built."""
+
+
+def _random_uniform(seed: int | None = None) -> RandomAgent:
+    """``random-uniform``: uniform over every legal action at every decision."""
+    return RandomAgent(seed=seed, uniform=True)
+
+
+def _ppo(checkpoint: str | None = None, path: str | None = None, deterministic: bool = True,
+         seed: int | None = None, *, edition: str | None = None, num_players: int | None = None,
+         checkpoints: Path | None = None) -> PPOAgent:
+    """``ppo[:CHECKPOINT][,key=value...]``: a checkpoint by shipped name or path (module docstring)."""
+    if checkpoint is not None and path is not None:
+        raise AgentSpecError(f"a ppo spec names one checkpoint, got {checkpoint!r} and path={path!r}")
+    directory = SHIPPED_DIR if checkpoints is None else checkpoints
+    text = checkpoint if checkpoint is not None else path
+    if text is None:
+        found = shipped_checkpoint(edition, num_players, directory)
+        if found is None:
+            raise AgentSpecError(f"no shipped PPO checkpoint in {directory}; "
+                                 "name a checkpoint file with ppo:PATH")
+    else:
+        found = _checkpoint_file(text, directory)
+    try:
+        return PPOAgent.load(found, deterministic=deterministic, seed=seed)
+    except (ValueError, OSError) as err:  # CheckpointError is a ValueError
+        raise AgentSpecError(f"cannot load the PPO checkpoint {found}: {err}") from None
+
+
 REGISTRY: dict[str, Callable[..., Agent]] = {
     "random": RandomAgent,
-    "random-uniform": lambda **kw: RandomAgent(uniform=True, **kw),
+    "random-uniform": _random_uniform,
     "simple": SimpleRuleAgent,
     "rule": RuleAgent,
-    "human": HumanAgent,
     "ismcts": ISMCTSAgent,
-    "ppo": PPOAgent.from_spec,
+    "human": HumanAgent,
+    "ppo": _ppo,
 }
+_TABLE_AWARE = {"ppo"}  # factories that take the table (edition, num_players, checkpoints)
 
 
-def _value(text: str) -> Any:
-    lowered = text.strip().lower()
+# ---------------------------------------------------------------------- checkpoints
+def shipped_checkpoints(directory: Path | None = None) -> list[str]:
+    """Names of the checkpoints in ``directory`` (default: the shipped ``checkpoints/``)."""
+    folder = SHIPPED_DIR if directory is None else directory
+    if not folder.is_dir():
+        return []
+    return sorted(p.stem for p in folder.glob("*.safetensors") if p.is_file())
+
+
+def shipped_checkpoint(edition: str | None = None, num_players: int | None = None,
+                       directory: Path | None = None) -> Path | None:
+    """The checkpoint ``ppo`` plays at a table (see the module docstring), or None if there is none.
+
+    Among the readable checkpoints trained on ``edition`` and ``num_players``, the one trained
+    on the fewest editions x table sizes; between equals, one trained on round points
+    (``env.reward: score``, since points decide the whole games people play); then by name.
+    Without a table, or when none fits: ``universal.safetensors``, else the first ``universal*``.
+    """
+    folder = SHIPPED_DIR if directory is None else directory
+    if not folder.is_dir():
+        return None
+    if edition is not None and num_players is not None:
+        fits: list[tuple[int, bool, str, Path]] = []
+        for path in sorted(folder.glob("*.safetensors")):
+            try:
+                _, meta = read_checkpoint(path)
+            except (ValueError, OSError):  # a damaged file is skipped, not fatal
+                continue
+            editions, tables = meta.get("editions") or [], meta.get("num_players") or []
+            if edition in editions and num_players in tables:
+                env = (meta.get("config") or {}).get("env") or {}
+                on_points = isinstance(env, dict) and env.get("reward") == "score"
+                fits.append((len(editions) * len(tables), not on_points, path.name, path))
+        if fits:
+            return min(fits)[-1]
+    preferred = folder / "universal.safetensors"
+    if preferred.is_file():
+        return preferred
+    found = sorted(p for p in folder.glob("universal*") if p.is_file())
+    return found[0] if found else None
+
+
+def _checkpoint_file(text: str, directory: Path) -> Path:
+    """The checkpoint file ``text`` names: a shipped name, else a path (also tried from the repository root)."""
+    if _SHIPPED_NAME.fullmatch(text) and (directory / f"{text}.safetensors").is_file():
+        return directory / f"{text}.safetensors"
+    path = Path(text)
+    if not path.is_file() and not path.is_absolute() and (SHIPPED_DIR.parent / path).is_file():
+        path = SHIPPED_DIR.parent / path
+    if not path.is_file():
+        names = ", ".join(shipped_checkpoints(directory)) or "none"
+        raise AgentSpecError(f"no PPO checkpoint {text!r}: give a shipped name ({names}) or the path of a "
+                             ".safetensors checkpoint file")
+    return path
+
+
+# ---------------------------------------------------------------------- parsing
+@dataclass(frozen=True)
+class AgentSpec:
+    """A parsed spec: a registered ``name`` or an ``import_path`` (``module:Class``), and options."""
+
+    text: str
+    name: str | None = None  # a REGISTRY key
+    import_path: tuple[str, str] | None = None  # (module, class) of a package.module:Class spec
+    options: dict[str, Any] = field(default_factory=dict)
+
+
+def parse_value(text: str, where: str = "option") -> bool | int | float | str | None:
+    """An option value: ``true``/``false``/``none``, a Python literal number or string, else the text.
+
+    Refuses (``AgentSpecError``, naming ``where``) non-finite numbers and literals that are not
+    scalars (lists, dicts...).
+    """
+    stripped = text.strip()
+    lowered = stripped.lower()
     if lowered in ("true", "false", "none"):
         return {"true": True, "false": False, "none": None}[lowered]
     try:
-        return ast.literal_eval(text.strip())
-    except (ValueError, SyntaxError):
-        return text.strip()
+        value = ast.literal_eval(stripped)
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return stripped
+    if isinstance(value, float) and not math.isfinite(value):
+        raise AgentSpecError(f"{where}: value {stripped!r} is not a finite number")
+    if value is not None and not isinstance(value, bool | int | float | str):
+        raise AgentSpecError(f"{where}: value {stripped!r} is not a number, true/false, none or text")
+    return value
 
 
-def _options(text: str) -> dict[str, Any]:
+def _options(text: str, spec: str, positional: str | None = None) -> dict[str, Any]:
+    """``key=value,...``; with ``positional``, a first piece without ``=`` is that option's value."""
     options: dict[str, Any] = {}
-    for part in filter(None, (p.strip() for p in text.split(","))):
+    for i, part in enumerate(p.strip() for p in text.split(",")):
+        if not part:
+            continue
         key, sep, value = part.partition("=")
-        if not sep or not key.strip():
-            raise ValueError(f"agent option {part!r} is not key=value")
-        options[key.strip().replace("-", "_")] = _value(value)
+        if not sep and i == 0 and positional is not None:
+            options[positional] = part
+            continue
+        key = key.strip().replace("-", "_")
+        if not sep or not key.isidentifier() or key.startswith("_"):
+            raise AgentSpecError(f"agent option {part!r} in {spec!r} is not key=value")
+        if key in options:
+            raise AgentSpecError(f"agent option {key!r} given twice in {spec!r}")
+        options[key] = parse_value(value, f"agent {spec!r}")
     return options
 
 
-def make_agent(spec: str) -> Agent:
-    """Build an agent from its spec (see the module docstring); raises ValueError."""
-    spec = spec.strip()
-    if spec.split(":", 1)[0] in REGISTRY:
-        name, _, rest = spec.partition(":")
-        factory: Callable[..., Agent] = REGISTRY[name]
-    elif ":" in spec and "." in spec.split(":", 1)[0]:
-        module_name, _, rest = spec.partition(":")
-        class_name, _, rest = rest.partition(":")
-        try:
-            factory = getattr(importlib.import_module(module_name), class_name)
-        except (ImportError, AttributeError) as err:
-            raise ValueError(f"cannot load agent {spec!r}: {err}") from None
-    else:
-        raise ValueError(
-            f"unknown agent {spec!r}; agents are {', '.join(REGISTRY)} or package.module:ClassName"
-        )
+def _allowed(allow_import: bool) -> str:
+    names = ", ".join(REGISTRY)
+    checkpoints = ", ".join(shipped_checkpoints())
+    text = (f"agents are {names} (options as name:key=value,...), ppo:NAME of a shipped checkpoint "
+            f"({checkpoints or 'none shipped'}) or ppo:PATH of a checkpoint file")
+    if allow_import:
+        text += ", or package.module:Class[:key=value,...] naming an agents.Agent subclass"
+    return text
+
+
+def parse_spec(spec: object, *, allow_import: bool = False) -> AgentSpec:
+    """Parse a spec without building or importing anything; raises ``AgentSpecError``."""
+    if not isinstance(spec, str):
+        raise AgentSpecError(f"an agent spec is text, got {type(spec).__name__} {spec!r:.60}; "
+                             + _allowed(allow_import))
+    text = spec.strip()
+    if not text or len(text) > MAX_SPEC_LENGTH:
+        raise AgentSpecError(f"an agent spec has 1 to {MAX_SPEC_LENGTH} characters, got {len(text)}")
+    head, _, rest = text.partition(":")
+    if head in REGISTRY:
+        return AgentSpec(text, name=head, options=_options(rest, text, "checkpoint" if head == "ppo" else None))
+    if not _MODULE.fullmatch(head) or not rest:
+        raise AgentSpecError(f"unknown agent {text!r}; " + _allowed(allow_import))
+    if not allow_import:
+        raise AgentSpecError(f"agent {text!r} names a Python module: specs read from files (allow_import=False) may not import code; "
+                             + _allowed(False))
+    class_name, _, rest = rest.partition(":")
+    if not class_name.isidentifier():
+        raise AgentSpecError(f"agent {text!r}: {class_name!r} is not a class name; " + _allowed(True))
+    return AgentSpec(text, import_path=(head, class_name), options=_options(rest, text))
+
+
+# ---------------------------------------------------------------------- building
+def _accepts(hint: Any, value: Any) -> bool:
+    """Whether ``value`` fits the scalar annotation ``hint`` (anything else is left to the constructor)."""
+    origin = typing.get_origin(hint)
+    if origin is typing.Union or origin is types.UnionType:
+        return any(_accepts(h, value) for h in typing.get_args(hint))
+    if origin is typing.Literal:
+        return value in typing.get_args(hint)
+    if hint is type(None) or hint is None:
+        return value is None
+    if hint is bool:
+        return isinstance(value, bool)
+    if hint is int:
+        return isinstance(value, int) and not isinstance(value, bool)
+    if hint is float:
+        return isinstance(value, int | float) and not isinstance(value, bool)
+    if hint is str:
+        return isinstance(value, str)
+    if origin is Callable or hint is Callable:  # a spec's values are data, never functions
+        return False
+    return True
+
+
+def _check_options(factory: Callable[..., Any], options: Mapping[str, Any], spec: str,
+                   hidden: frozenset[str] = frozenset()) -> None:
+    """Refuse an option the factory does not take, or a value of the wrong type, naming what it takes."""
+    target = factory.__init__ if isinstance(factory, type) else factory  # type: ignore[misc]
     try:
-        agent = factory(**_options(rest))
-    except TypeError as err:
-        raise ValueError(f"bad options for agent {spec!r}: {err}") from None
+        signature = inspect.signature(factory)
+    except (TypeError, ValueError):
+        return
+    try:
+        hints = typing.get_type_hints(target)
+    except Exception:  # unresolvable annotations: leave the types to the constructor
+        hints = {}
+    params = {name: p for name, p in signature.parameters.items()
+              if name not in hidden and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
+    takes_any = any(p.kind is p.VAR_KEYWORD for p in signature.parameters.values())
+    for key, value in options.items():
+        if key not in params:
+            if takes_any and key not in hidden:
+                continue
+            allowed = ", ".join(params) or "none"
+            raise AgentSpecError(f"agent {spec!r}: unknown option {key!r}; options are {allowed}")
+        hint = hints.get(key)
+        if hint is not None and not _accepts(hint, value):
+            raise AgentSpecError(f"agent {spec!r}: option {key}={value!r} must be {_hint_text(hint)}")
+
+
+def _hint_text(hint: Any) -> str:
+    text = hint.__name__ if isinstance(hint, type) else str(hint)
+    return text.replace("NoneType", "none").replace("typing.", "")
+
+
+def _import_agent_class(module_name: str, class_name: str, spec: str) -> type[Agent]:
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as err:
+        raise AgentSpecError(f"cannot import {module_name!r} for agent {spec!r}: {err}") from None
+    found = getattr(module, class_name, None)
+    if not (isinstance(found, type) and issubclass(found, Agent)):
+        if found is None:
+            what = "missing"
+        elif isinstance(found, type):
+            what = f"the class {found.__module__}.{found.__qualname__}"
+        else:
+            what = f"a {type(found).__name__}"
+        raise AgentSpecError(f"agent {spec!r}: {module_name}.{class_name} is {what}, not an agents.Agent subclass; "
+                             "nothing was built")
+    return found
+
+
+def make_agent(spec: str, *, allow_import: bool = False, edition: str | None = None,
+               num_players: int | None = None, checkpoints: Path | None = None) -> Agent:
+    """Build the agent ``spec`` names (module docstring); raises ``AgentSpecError``.
+
+    ``edition`` and ``num_players`` describe the table, so that ``ppo`` picks the shipped
+    checkpoint for it; ``checkpoints`` replaces the shipped ``checkpoints/`` folder.
+    """
+    parsed = parse_spec(spec, allow_import=allow_import)
+    hidden: frozenset[str] = frozenset()
+    options = dict(parsed.options)
+    if parsed.name is not None:
+        factory: Callable[..., Agent] = REGISTRY[parsed.name]
+        if parsed.name in _TABLE_AWARE:
+            hidden = frozenset({"edition", "num_players", "checkpoints"})
+    else:
+        assert parsed.import_path is not None
+        factory = _import_agent_class(*parsed.import_path, parsed.text)
+    _check_options(factory, options, parsed.text, hidden)
+    if hidden:
+        options.update(edition=edition, num_players=num_players, checkpoints=checkpoints)
+    try:
+        agent = factory(**options)
+    except AgentSpecError:
+        raise
+    except (TypeError, ValueError, ArithmeticError, RecursionError) as err:
+        raise AgentSpecError(f"cannot build agent {parsed.text!r}: {err}") from None
     if not isinstance(agent, Agent):
-        raise ValueError(f"{spec!r} did not build an agents.Agent")
+        raise AgentSpecError(f"{parsed.text!r} did not build an agents.Agent")
     return agent
 
 
-def agent_label(spec: str) -> str:
-    """A short display label for a spec: the spec itself, minus any module path."""
-    head, sep, rest = spec.partition(":")
-    if "." in head and sep:
+def expand_repeats(specs: Iterable[str]) -> list[str]:
+    """Specs with ``SPEC*K`` written out K times (the command line's shorthand: ``random*3``)."""
+    out: list[str] = []
+    for spec in specs:
+        head, star, times = spec.rpartition("*")
+        out += [head] * int(times) if star and times.isdigit() and head else [spec]
+    return out
+
+
+def describe_agent(agent: Agent) -> str:
+    """What an agent is, for display: ``ppo[classic_points]`` for a PPO checkpoint, else its name."""
+    if isinstance(agent, PPOAgent):
+        return f"ppo[{agent.label}]"
+    return agent.name
+
+
+def agent_label(spec: str, agent: Agent | None = None) -> str:
+    """A short display label for a spec: a PPO agent as ``ppo[checkpoint]`` (plus options), a
+    ``package.module:Class`` spec as its class name (plus options), else the spec itself."""
+    head, sep, rest = spec.strip().partition(":")
+    if isinstance(agent, PPOAgent):
+        extra = [p.strip() for p in rest.split(",") if "=" in p and not p.strip().startswith("path=")]
+        return describe_agent(agent) + (":" + ",".join(extra) if extra else "")
+    if sep and head not in REGISTRY:
         return rest
-    return spec
+    return spec.strip()
+

@@ -11,7 +11,7 @@ Python API::
                           rules=Rules(num_players=2), games_per_match=2_000)
 
 Command line: ``uno-env evaluate --agents rule random*3 --edition classic --games 10000``
-(``uno-env evaluate --help``).
+(``uno-env evaluate --help``; the command lives in ``uno_app.evaluate``).
 
 How games are played, so that results are fair and reproducible:
 
@@ -39,7 +39,6 @@ decisions per game; a round robin adds OpenSkill (Plackett-Luce) ratings.
 
 from __future__ import annotations
 
-import argparse
 import copy
 import csv
 import io
@@ -47,20 +46,20 @@ import itertools
 import json
 import math
 import multiprocessing
-import operator
+import os
 import sys
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import numpy as np
 
-from uno_env.core import EDITIONS, Game, IllegalActionError, Rules
-from uno_env.core.actions import NUM_ACTIONS
+from uno_env.core import EDITIONS, Game, Rules
+from uno_env.files import atomic_path, atomic_write
 
-from .base import Agent
-from .registry import REGISTRY, agent_label, make_agent
+from .base import Agent, choose_action
+from .registry import agent_label, describe_agent, make_agent
 
 UNITS = ("round", "game")
 Z95 = 1.959963984540054
@@ -205,16 +204,20 @@ def _plot(labels: Sequence[str], stats: Sequence[AgentStats], path: str, title: 
     ax.set_title(title, fontsize=9)
     ax.legend(loc="lower right", fontsize=8)
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
+    with atomic_path(path) as tmp:
+        fig.savefig(tmp, dpi=120, format=os.path.splitext(path)[1][1:].lower() or "png")
     plt.close(fig)
 
 
+REPORT_FORMATS = ("md", "csv", "json")  # what ``write`` can write, by file name extension
+
+
 def _write(text_by_ext: Mapping[str, Callable[[], str]], path: str) -> None:
+    """Write one report atomically (a temporary file renamed over ``path``)."""
     ext = path.rsplit(".", 1)[-1].lower()
     if ext not in text_by_ext:
         raise ValueError(f"cannot write {path!r}: use a .md, .csv or .json file name")
-    with open(path, "w", encoding="utf-8", newline="") as handle:
-        handle.write(text_by_ext[ext]())
+    atomic_write(path, text_by_ext[ext]())
 
 
 @dataclass
@@ -376,30 +379,6 @@ class RoundRobinResult:
 
 
 # ---------------------------------------------------------------------- playing
-def _mask(legal: Sequence[int]) -> np.ndarray:
-    mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
-    mask[list(legal)] = 1
-    return mask
-
-
-class _Observer:
-    """Builds the observation dict an agent gets (the vector only when it needs one)."""
-
-    def __init__(self, agents: Sequence[Agent]) -> None:
-        self.observe: Callable[..., Any] | None = None
-        if any(a.needs_observation for a in agents):
-            from uno_env.observation import observe
-
-            self.observe = observe
-
-    def __call__(self, agent: Agent, game: Game, seat: int, info: Mapping[str, Any]) -> dict[str, Any]:
-        obs: dict[str, Any] = {"action_mask": _mask(info["legal_action_ids"])}
-        if agent.needs_observation and self.observe is not None:
-            max_players = getattr(agent, "observation_max_players", None) or getattr(agent, "max_players", None)
-            obs["observation"] = self.observe(game, seat) if max_players is None else self.observe(game, seat, max_players)
-        return obs
-
-
 def _round_deck(rules: Rules, seed: int, deal: int, round_number: int) -> list[str]:
     """The shuffled deck for a later round of a whole game, the same in every rotation."""
     edition = EDITIONS[rules.edition]
@@ -410,8 +389,7 @@ def _round_deck(rules: Rules, seed: int, deal: int, round_number: int) -> list[s
 
 
 def play_game(agents: Sequence[Agent], rules: Rules, deal: int, rotation: int, *, seed: int = 0,
-              unit: str = "round", max_decisions: int = DEFAULT_MAX_DECISIONS,
-              observer: _Observer | None = None) -> GameRecord:
+              unit: str = "round", max_decisions: int = DEFAULT_MAX_DECISIONS) -> GameRecord:
     """Play one game of a lineup (entry ``i`` at seat ``(i + rotation) % n``); agents are reseeded and reset."""
     n = rules.num_players
     seats = tuple((i + rotation) % n for i in range(n))
@@ -421,7 +399,6 @@ def play_game(agents: Sequence[Agent], rules: Rules, deal: int, rotation: int, *
     for entry, agent in enumerate(agents):
         agent.seed(derive_seed(seed, 1, deal, rotation, entry))
         agent.reset()
-    observer = observer or _Observer(agents)
     game = Game(rules, seed=derive_seed(seed, 0, deal))
     decisions = [0] * n
     points = [0] * n
@@ -430,17 +407,10 @@ def play_game(agents: Sequence[Agent], rules: Rules, deal: int, rotation: int, *
     while True:
         steps = 0
         while not game.is_round_over:
-            current = game.current_player
-            assert current is not None
-            seat = current
-            agent = agents[entry_at[seat]]
-            info = game.view(seat)
-            action = agent.act(observer(agent, game, seat, info), info)
-            try:
-                game.step(operator.index(action))
-            except (IllegalActionError, TypeError) as err:
-                raise IllegalActionError(f"{agent!r} at seat {seat} chose {action!r}: {err}") from None
-            decisions[seat] += 1
+            acting = game.current_player
+            assert acting is not None
+            game.step(choose_action(agents[entry_at[acting]], game, acting))
+            decisions[acting] += 1
             steps += 1
             if steps >= max_decisions:
                 finished = False
@@ -494,8 +464,7 @@ _WORKER: dict[str, Any] = {}
 def _init_worker(lineups: Sequence[Sequence[Agent]], rules: Sequence[Rules], seed: int, unit: str,
                  max_decisions: int) -> None:
     copies = [[copy.deepcopy(a) for a in lineup] for lineup in lineups]
-    _WORKER.update(lineups=copies, rules=rules, seed=seed, unit=unit, max_decisions=max_decisions,
-                   observers=[_Observer(c) for c in copies])
+    _WORKER.update(lineups=copies, rules=rules, seed=seed, unit=unit, max_decisions=max_decisions)
 
 
 def _play_chunk(task: tuple[int, int, int]) -> tuple[int, list[GameRecord]]:
@@ -506,7 +475,7 @@ def _play_chunk(task: tuple[int, int, int]) -> tuple[int, list[GameRecord]]:
     for deal in range(start, stop):
         for rotation in range(rules.num_players):
             records.append(play_game(agents, rules, deal, rotation, seed=_WORKER["seed"], unit=_WORKER["unit"],
-                                     max_decisions=_WORKER["max_decisions"], observer=_WORKER["observers"][match]))
+                                     max_decisions=_WORKER["max_decisions"]))
     return match, records
 
 
@@ -543,38 +512,75 @@ def _run(lineups: Sequence[Sequence[Agent]], rules: Sequence[Rules], deals: int,
     return results
 
 
-class _progress:
-    """A rich progress bar (or nothing), used as ``with _progress(on, text, total) as advance``."""
+PROGRESS_EVERY_S = 10.0  # without a terminal, a progress line at most this often
 
-    def __init__(self, enabled: bool, description: str, total: int) -> None:
+
+class _progress:
+    """Progress of a long run, used as ``with _progress(on, text, total) as advance``.
+
+    On a terminal (stderr is a tty): a transient rich bar. Otherwise: a line on stderr when
+    the run starts, then one at most every ``interval`` seconds (games done, elapsed, time
+    left), and one when it ends, so a log or a CI job shows a long evaluation is alive.
+    """
+
+    def __init__(self, enabled: bool, description: str, total: int, *, stream: Any = None,
+                 interval: float = PROGRESS_EVERY_S, clock: Callable[[], float] = time.monotonic) -> None:
         self.enabled, self.description, self.total = enabled, description, total
+        self.stream = sys.stderr if stream is None else stream
+        self.interval, self.clock = interval, clock
+        self.done = 0
         self._bar: Any = None
+        self._start = self._last = 0.0
 
     def __enter__(self) -> Callable[[int], None]:
         if not self.enabled:
             return lambda _n: None
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+        if getattr(self.stream, "isatty", lambda: False)():
+            from rich.console import Console
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-        self._bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                             TimeRemainingColumn(), transient=True)
-        self._bar.__enter__()
-        task = self._bar.add_task(self.description, total=self.total)
-        return lambda n: self._bar.advance(task, n)
+            self._bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                                 TimeRemainingColumn(), transient=True, console=Console(file=self.stream))
+            self._bar.__enter__()
+            task = self._bar.add_task(self.description, total=self.total)
+            return lambda n: self._bar.advance(task, n)
+        self._start = self._last = self.clock()
+        self._line(f"{self.description}: playing {self.total} games")
+        return self._advance
 
-    def __exit__(self, *exc: object) -> None:
+    def _advance(self, n: int) -> None:
+        self.done += n
+        now = self.clock()
+        if now - self._last >= self.interval and self.done < self.total:
+            self._last = now
+            elapsed = now - self._start
+            left = elapsed / self.done * (self.total - self.done) if self.done else float("nan")
+            self._line(f"{self.description}: {self.done}/{self.total} games ({100 * self.done / self.total:.0f}%), "
+                       f"{elapsed:.0f} s elapsed, about {left:.0f} s left")
+
+    def _line(self, text: str) -> None:
+        print(text, file=self.stream, flush=True)
+
+    def __exit__(self, exc_type: object, *exc: object) -> None:
         if self._bar is not None:
-            self._bar.__exit__(*exc)
+            self._bar.__exit__(exc_type, *exc)
+        elif self.enabled and exc_type is None:
+            self._line(f"{self.description}: {self.done}/{self.total} games in {self.clock() - self._start:.1f} s")
 
 
-def _as_agent(item: Agent | str) -> tuple[Agent, str]:
+def _as_agent(item: Agent | str, rules: Rules) -> tuple[Agent, str]:
+    """An agent and its label; a spec is built as on the command line (``ppo`` picks the table's checkpoint)."""
     if isinstance(item, Agent):
-        return item, item.name
+        return item, describe_agent(item)
     if isinstance(item, str):
-        return make_agent(item), agent_label(item)
+        agent = make_agent(item, allow_import=True, edition=rules.edition, num_players=rules.num_players)
+        return agent, agent_label(item, agent)
     raise TypeError(f"an agent is an agents.Agent or a spec string, got {type(item).__name__}")
 
 
-def _check(unit: str, workers: int, seed: int) -> None:
+def _check(unit: str, workers: int, seed: int, games: int) -> None:
+    if isinstance(games, bool) or not isinstance(games, int) or games < 1:
+        raise ValueError(f"games must be a positive int, got {games!r}")
     if unit not in UNITS:
         raise ValueError(f"unit must be one of {', '.join(UNITS)}, got {unit!r}")
     if workers < 1:
@@ -587,14 +593,14 @@ def evaluate(agents: Sequence[Agent | str], rules: Rules | None = None, games: i
              labels: Sequence[str] | None = None, seed: int = 0, unit: str = "round", workers: int = 1,
              progress: bool = False, max_decisions: int = DEFAULT_MAX_DECISIONS) -> MatchResult:
     """Play one lineup (one agent or spec per seat) for about ``games`` games (rounded up to whole deals)."""
-    _check(unit, workers, seed)
-    built = [_as_agent(a) for a in agents]
+    _check(unit, workers, seed, games)
+    if rules is None:
+        rules = Rules(num_players=len(agents))
+    built = [_as_agent(a, rules) for a in agents]
     lineup = [a for a, _ in built]
     names = list(labels) if labels is not None else [label for _, label in built]
     if len(names) != len(lineup):
         raise ValueError(f"{len(names)} labels for {len(lineup)} agents")
-    if rules is None:
-        rules = Rules(num_players=len(lineup))
     if rules.num_players != len(lineup):
         raise ValueError(f"the rules seat {rules.num_players} players but the lineup has {len(lineup)} agents")
     deals = max(1, math.ceil(games / rules.num_players))
@@ -616,13 +622,13 @@ def round_robin(agents: Mapping[str, Agent | str] | Sequence[Agent | str], rules
     """
     from openskill.models import PlackettLuce
 
-    _check(unit, workers, seed)
+    _check(unit, workers, seed, games_per_match)
+    rules = rules or Rules(num_players=2)
     items = list(agents.items()) if isinstance(agents, Mapping) else [(None, a) for a in agents]
-    built = [(_as_agent(a), key) for key, a in items]
+    built = [(_as_agent(a, rules), key) for key, a in items]
     pool = {(key if key is not None else label): agent for (agent, label), key in built}
     if len(pool) != len(built):
         raise ValueError("round robin agents need distinct labels (pass a dict label -> agent)")
-    rules = rules or Rules(num_players=2)
     n = rules.num_players
     if len(pool) < n:
         raise ValueError(f"a round robin at {n} players needs at least {n} distinct agents, got {len(pool)}")
@@ -651,79 +657,3 @@ def round_robin(agents: Mapping[str, Agent | str] | Sequence[Agent | str], rules
     ]
     return RoundRobinResult(labels=list(pool), matches=matches, ratings=ratings, elapsed=elapsed, workers=workers,
                             overall=overall)
-
-
-# ---------------------------------------------------------------------- command line
-def _expand(specs: Sequence[str]) -> Iterator[str]:
-    for spec in specs:
-        head, star, times = spec.rpartition("*")
-        if star and times.isdigit():
-            yield from [head] * int(times)
-        else:
-            yield spec
-
-
-def _rule_options(pairs: Sequence[str]) -> dict[str, Any]:
-    from .registry import _value
-
-    options: dict[str, Any] = {}
-    for pair in pairs:
-        key, sep, value = pair.partition("=")
-        if not sep:
-            raise SystemExit(f"--rule expects KEY=VALUE, got {pair!r}")
-        options[key.strip().replace("-", "_")] = _value(value)
-    return options
-
-
-def main(argv: list[str] | None = None) -> None:
-    """``uno-env evaluate``: play agents against each other and report win rates."""
-    parser = argparse.ArgumentParser(
-        prog="uno-env evaluate",
-        description="Play agents against each other (seat rotation, duplicate deals) and report win rates.",
-        epilog="examples:\n  uno-env evaluate --agents rule random*3 --games 10000 --workers 2\n"
-               "  uno-env evaluate --round-robin --agents rule simple random --players 2 --out rr.md\n"
-               f"agents: {', '.join(REGISTRY)}, or package.module:Class; options as name:key=value,key=value",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    parser.add_argument("--agents", nargs="+", required=True,
-                        help="one agent spec per seat (NAME*K repeats); with --round-robin the competitors")
-    parser.add_argument("--edition", default="classic", choices=sorted(EDITIONS))
-    parser.add_argument("--players", type=int, default=None,
-                        help="table size (default: the number of agents; 2 with --round-robin)")
-    parser.add_argument("--rule", action="append", default=[], metavar="KEY=VALUE",
-                        help="a rule option, e.g. --rule uno_call=auto --rule allow_bluff=false")
-    parser.add_argument("--games", type=int, default=1000, help="games per lineup (rounded up to whole deals)")
-    parser.add_argument("--unit", choices=UNITS, default="round", help="a game is one round (default) or a whole game")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--workers", type=int, default=1, help="worker processes (results do not depend on it)")
-    parser.add_argument("--round-robin", action="store_true", help="every set of --players agents plays a match")
-    parser.add_argument("--out", action="append", default=[], metavar="FILE",
-                        help="write the report (.md, .csv or .json); repeatable")
-    parser.add_argument("--plot", metavar="FILE.png", help="write a bar chart of win rates")
-    parser.add_argument("--no-progress", action="store_true")
-    args = parser.parse_args(argv)
-    specs = list(_expand(args.agents))
-    players = args.players or (2 if args.round_robin else len(specs))
-    try:
-        rules = Rules(edition=args.edition, num_players=players, **_rule_options(args.rule))
-        if args.workers > 1 and any(s.split(":")[0] == "human" for s in specs):
-            raise ValueError("a human agent needs --workers 1")
-        result: MatchResult | RoundRobinResult
-        if args.round_robin:
-            result = round_robin(specs, rules, args.games, seed=args.seed, unit=args.unit, workers=args.workers,
-                                 progress=not args.no_progress)
-        else:
-            result = evaluate(specs, rules, args.games, seed=args.seed, unit=args.unit, workers=args.workers,
-                              progress=not args.no_progress)
-    except ValueError as err:
-        print(f"uno-env evaluate: {err}", file=sys.stderr)
-        raise SystemExit(2) from None
-    print(result.to_markdown(), end="")
-    for path in args.out:
-        result.write(path)
-    if args.plot:
-        result.plot(args.plot)
-
-
-if __name__ == "__main__":
-    main()

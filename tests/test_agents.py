@@ -287,7 +287,7 @@ def test_make_agent_reads_names_options_and_module_paths() -> None:
     assert isinstance(rule, RuleAgent) and rule.challenge is False and rule.urrrhhh_min == 3
     uniform = make_agent("random-uniform:seed=4")
     assert isinstance(uniform, RandomAgent) and uniform.uniform
-    assert isinstance(make_agent("agents.rule_agent:SimpleRuleAgent"), SimpleRuleAgent)
+    assert isinstance(make_agent("agents.rule_agent:SimpleRuleAgent", allow_import=True), SimpleRuleAgent)
     assert agent_label("agents.rule_agent:SimpleRuleAgent") == "SimpleRuleAgent"
     for bad in ("nobody", "rule:speed=9", "rule:challenge", "agents.nowhere:Thing"):
         with pytest.raises(ValueError):

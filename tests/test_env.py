@@ -523,7 +523,7 @@ def test_human_render_prints(capsys: pytest.CaptureFixture[str]) -> None:
     ("edition", "hands", "actions", "flavour"),
     [
         ("monster_high", {0: ["WU", "B1", "B2", "G3"]}, ["play WU", "give blue", "color green"], '"Urrrhhh!"'),
-        ("masters_of_the_universe", {0: ["WG", "B1", "B2"]}, ["play WG", "color red"], "By the power of Greyskull!"),
+        ("masters_of_the_universe", {0: ["WG", "B1", "B2"]}, ["play WG", "color red"], '"By the power of Greyskull'),
         ("angry_birds", {0: ["WK", "B1", "B2"]}, ["play WK", "color red"], "King Pig deals"),
     ],
 )

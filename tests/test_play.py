@@ -17,13 +17,15 @@ from pathlib import Path
 
 import pexpect
 import pytest
+from rich.console import Console
 
-import agents
-from agents import RandomAgent, RuleAgent
+from agents import RuleAgent
+from agents.registry import AgentSpecError, shipped_checkpoint
 from tests.helpers import position
+from uno_app.terminal import ForgetfulAgent, PlaySession, build_parser, make_opponent, read_save, setup, split_specs
 from uno_env.core import EDITIONS, Game
 from uno_env.core import actions as A
-from uno_env.play import ForgetfulAgent, default_checkpoint, make_opponent, split_specs
+from uno_env.core.errors import StateError
 
 PROMPT = "your move> "
 ROUND_PROMPT = "press Enter for the next round> "
@@ -37,7 +39,7 @@ def _command() -> list[str]:
     found = shutil.which("uno-env")
     if found:
         return [found, "play"]
-    return [sys.executable, "-m", "uno_env.play"]
+    return [sys.executable, "-m", "uno_app.terminal"]
 
 
 def spawn(*args: str, color: bool = False, cwd: Path | None = None) -> pexpect.spawn:
@@ -273,6 +275,25 @@ def test_play_load_rejects_a_bad_file_cleanly(tmp_path: Path) -> None:
     assert "is not a saved game" in child.before and "Traceback" not in child.before
 
 
+@pytest.mark.slow  # several subprocesses
+def test_rule_issue_13_1_a_saved_games_opponents_never_run_code(tmp_path: Path) -> None:
+    import subprocess
+
+    hostile = "ctypes._aix:Popen:args='touch PWNED',shell=True"
+    game = position("classic", 4, hands={0: ["R5", "G1"]}, discard=["R7"])
+    for opponents in ([hostile], [hostile] * 3, ["rule", "os:system", "rule"]):
+        path = tmp_path / "hostile.json"
+        path.write_text(json.dumps({"format": "uno_env.play", "version": 1, "human_seat": 0, "opponents": opponents,
+                                    "forgetful": 0.0, "seed": 1, "uno_prompt": False, "game": game.to_dict()}))
+        before = path.read_bytes()
+        out = subprocess.run(_command() + ["--no-color", "--load", str(path)], capture_output=True, text=True,
+                             cwd=tmp_path, timeout=TIMEOUT, stdin=subprocess.DEVNULL)
+        assert out.returncode == 2, out.stdout + out.stderr
+        assert "may not import code" in out.stderr and "Traceback" not in out.stderr
+        assert not (tmp_path / "PWNED").exists()
+        assert path.read_bytes() == before  # nothing changed
+
+
 # ---------------------------------------------------------------------- decisions
 def test_rule_5_1_human_who_forgets_uno_is_caught(tmp_path: Path) -> None:
     game = position("classic", 4, hands={0: ["R5", "G1"]}, discard=["R7"], target_score=500)
@@ -374,47 +395,35 @@ def test_play_default_opponents_play_the_shipped_ppo_checkpoint(tmp_path: Path) 
                          "--checkpoints", str(tmp_path), "--opponents", "ppo,rule"]
     child = pexpect.spawn(argv[0], argv[1:], encoding="utf-8", timeout=TIMEOUT, dimensions=(50, 200))
     child.delaybeforesend = None
-    child.expect_exact("player 1: ppo, player 2: rule")
+    child.expect_exact("player 1: ppo[universal], player 2: rule")
     transcript = drive(child)
     assert child.exitstatus == 0 and "GAME OVER:" in child.before
     assert "Notice" not in transcript and "Traceback" not in transcript
     assert re.search(r"Player 1 (plays|draws)", transcript)
 
 
-def test_play_ppo_uses_the_shipped_checkpoint(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    class FakePPO(RandomAgent):
-        loaded: list[str] = []
-
-        @classmethod
-        def load(cls, path: str) -> FakePPO:
-            cls.loaded.append(path)
-            return cls()
-
-    (tmp_path / "universal.zip").write_text("weights")
-    monkeypatch.setattr(agents, "PPOAgent", FakePPO, raising=False)
+def test_play_ppo_specs_name_shipped_checkpoints_or_paths(tmp_path: Path) -> None:
+    path = _tiny_checkpoint(tmp_path / "universal.safetensors", max_players=4)
     notices: list[str] = []
     agent, label = make_opponent("ppo", tmp_path, notices)
-    assert isinstance(agent, FakePPO) and label == "ppo" and notices == []
-    assert FakePPO.loaded == [str(tmp_path / "universal.zip")]
-    agent, label = make_opponent(f"ppo:{tmp_path / 'universal.zip'}", tmp_path / "none", notices)
-    assert isinstance(agent, FakePPO)
-    with pytest.raises(ValueError, match="does not exist"):
-        make_opponent(f"ppo:{tmp_path / 'missing.zip'}", tmp_path, notices)
+    assert label == "ppo[universal]" and notices == []
+    for spec in (f"ppo:{path}", f"ppo:path={path}", "ppo:universal"):  # issue 16 item 1: one grammar
+        agent, label = make_opponent(spec, tmp_path, notices)
+        assert agent.metadata["max_players"] == 4 and label == "ppo[universal]", spec
+    with pytest.raises(AgentSpecError, match="no PPO checkpoint"):
+        make_opponent(f"ppo:{tmp_path / 'missing.safetensors'}", tmp_path, notices)
 
 
-def test_play_ppo_falls_back_when_the_checkpoint_cannot_load(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    class BrokenPPO:
-        @classmethod
-        def load(cls, path: str) -> None:
-            raise RuntimeError("torch is not installed")
-
-    (tmp_path / "universal.pt").write_text("weights")
-    monkeypatch.setattr(agents, "PPOAgent", BrokenPPO, raising=False)
+def test_play_ppo_falls_back_when_the_checkpoint_cannot_load(tmp_path: Path) -> None:
+    (tmp_path / "universal.safetensors").write_bytes(b"damaged")
     notices: list[str] = []
     agent, label = make_opponent("ppo", tmp_path, notices)
     assert isinstance(agent, RuleAgent) and label == "rule"
-    assert len(notices) == 1 and "torch is not installed" in notices[0]
-    assert default_checkpoint(tmp_path / "nowhere") is None
+    agent, label = make_opponent("ppo", tmp_path, notices)
+    assert len(notices) == 1 and "cannot load the PPO checkpoint" in notices[0]
+    assert shipped_checkpoint(directory=tmp_path / "nowhere") is None
+    with pytest.raises(AgentSpecError):  # a named checkpoint that cannot load is an error, not a fallback
+        make_opponent("ppo:universal", tmp_path, notices)
 
 
 def test_play_ppo_prefers_the_most_specialised_shipped_checkpoint_for_the_table(tmp_path: Path) -> None:
@@ -425,19 +434,19 @@ def test_play_ppo_prefers_the_most_specialised_shipped_checkpoint_for_the_table(
     classic = tmp_path / "classic.safetensors"
     write_checkpoint(classic, tensors, {**meta, "editions": ["classic"], "num_players": [2, 3, 4]})
     (tmp_path / "damaged.safetensors").write_bytes(b"not a checkpoint")  # skipped, not fatal
-    assert default_checkpoint(tmp_path, "classic", 4) == classic
-    assert default_checkpoint(tmp_path, "monster_high", 4) == universal  # the specialist never saw it
-    assert default_checkpoint(tmp_path, "classic", 3) == classic
-    assert default_checkpoint(tmp_path) == universal  # no table given: the universal one
+    assert shipped_checkpoint("classic", 4, tmp_path) == classic
+    assert shipped_checkpoint("monster_high", 4, tmp_path) == universal  # the specialist never saw it
+    assert shipped_checkpoint("classic", 3, tmp_path) == classic
+    assert shipped_checkpoint(directory=tmp_path) == universal  # no table given: the universal one
     points = tmp_path / "classic_points.safetensors"
     config = {**meta.get("config", {}), "env": {**meta.get("config", {}).get("env", {}), "reward": "score"}}
     write_checkpoint(points, tensors, {**meta, "editions": ["classic"], "num_players": [2, 3, 4], "config": config})
-    assert default_checkpoint(tmp_path, "classic", 4) == points  # equally specialised: trained on points
-    assert default_checkpoint(tmp_path, "monster_high", 2) == universal
+    assert shipped_checkpoint("classic", 4, tmp_path) == points  # equally specialised: trained on points
+    assert shipped_checkpoint("monster_high", 2, tmp_path) == universal
     points.unlink()
     notices: list[str] = []
     agent, label = make_opponent("ppo", tmp_path, notices, "classic", 2)
-    assert label == "ppo" and agent.metadata["editions"] == ["classic"] and notices == []
+    assert label == "ppo[classic]" and agent.metadata["editions"] == ["classic"] and notices == []
 
 
 def test_play_opponent_specs_split_on_commas_keep_agent_options() -> None:
@@ -467,6 +476,7 @@ def _minimal_view() -> dict[str, object]:
     return dict(game.view(0))
 
 
+@pytest.mark.slow  # several subprocesses
 def test_play_rejects_bad_options() -> None:
     for args, message in [(["--players", "4", "--opponents", "rule,rule"], "needs 1 or 3 specs"),
                           (["--seat", "7"], "--seat must be 0..3"),
@@ -478,3 +488,121 @@ def test_play_rejects_bad_options() -> None:
         child.close()
         assert child.exitstatus == 2, args
         assert message in child.before, (args, child.before)
+
+
+# ---------------------------------------------------------------------- saves: refused cleanly, written atomically
+def _save(tmp_path: Path, **changes: object) -> Path:
+    game = position("classic", 4, hands={0: ["R5", "G1"]}, discard=["R7"])
+    data = {"format": "uno_env.play", "version": 1, "human_seat": 0, "opponents": ["rule"] * 3, "forgetful": 0.0,
+            "seed": 1, "uno_prompt": False, "game": game.to_dict()}
+    data.update(changes)
+    path = tmp_path / "save.json"
+    path.write_text(json.dumps(data))
+    return path
+
+
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [
+        ({"human_seat": None}, "human_seat must be a seat 0..3, got null"),
+        ({"human_seat": "0"}, "human_seat must be a seat 0..3"),
+        ({"human_seat": True}, "human_seat must be a seat 0..3"),
+        ({"human_seat": 4}, "human_seat must be a seat 0..3, got 4"),
+        ({"seed": [1]}, "seed must be an int in 0..9223372036854775807, got [1]"),
+        ({"seed": -1}, "seed must be an int"),
+        ({"seed": 2**64}, "seed must be an int"),
+        ({"seed": 1.5}, "seed must be an int"),
+        ({"opponents": [1]}, "opponents must be a list of agent specs"),
+        ({"opponents": "rule"}, "opponents must be a list of agent specs"),
+        ({"opponents": None}, "opponents must be a list of agent specs"),
+        ({"opponents": []}, "opponents must be a list of agent specs"),
+        ({"forgetful": 2}, "forgetful must be a number in [0, 1]"),
+        ({"forgetful": float("nan")}, "forgetful must be a number in [0, 1], got NaN"),
+        ({"uno_prompt": "yes"}, "uno_prompt must be true or false"),
+        ({"version": 2}, "save version 2, this uno-env reads version 1"),
+        ({"cheat": 1}, "unknown key(s) 'cheat'"),
+        ({"game": {"hands": 3}}, "is not a saved game"),
+        ({"game": None}, "is not a saved game"),
+    ],
+)
+def test_rule_issue_13_9_a_bad_save_is_a_typed_error_and_changes_nothing(tmp_path: Path, changes: dict[str, object],
+                                                                          message: str) -> None:
+    path = _save(tmp_path, **changes)
+    before = path.read_bytes()
+    with pytest.raises(StateError) as err:
+        read_save(path)
+    assert message in str(err.value)
+    assert path.read_bytes() == before
+
+
+def test_rule_issue_13_9_malformed_files_are_typed_errors(tmp_path: Path) -> None:
+    path = tmp_path / "x.json"
+    for text, message in [("not json", "not JSON"), ("[1, 2]", "expected a JSON object"),
+                          ("[" * 100_000 + "]" * 100_000, "not JSON")]:
+        path.write_text(text)
+        with pytest.raises(StateError, match=re.escape(message)):
+            read_save(path)
+    with pytest.raises(StateError, match="cannot read"):
+        read_save(tmp_path / "missing.json")
+    assert read_save(_save(tmp_path)).opponents == ["rule"] * 3
+
+
+@pytest.mark.slow  # several subprocesses
+def test_rule_issue_13_9_play_load_refuses_a_bad_save_in_one_line(tmp_path: Path) -> None:
+    import subprocess
+
+    for changes in ({"human_seat": None}, {"seed": [1]}, {"opponents": [1]}):
+        path = _save(tmp_path, **changes)
+        out = subprocess.run(_command() + ["--no-color", "--load", str(path)], capture_output=True, text=True,
+                             timeout=TIMEOUT, stdin=subprocess.DEVNULL)
+        assert out.returncode == 2 and "Traceback" not in out.stderr
+        assert out.stderr.startswith("uno-env play: error: ") and out.stderr.count("\n") == 1
+
+
+def _session(tmp_path: Path, *args: str) -> tuple[PlaySession, io.StringIO]:
+    buffer = io.StringIO()
+    console = Console(file=buffer, color_system=None, no_color=True, width=200, markup=False, highlight=False)
+    argv = ["--opponents", "rule", "--delay", "0", "--seed", "3", "--save-file", str(tmp_path / "uno-save.json"),
+            *args]
+    return setup(build_parser().parse_args(argv), console), buffer
+
+
+def test_rule_issue_13_3_a_failed_save_leaves_the_old_save_whole(tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    session, buffer = _session(tmp_path)
+    target = tmp_path / "uno-save.json"
+    assert session.command("save")
+    good = target.read_bytes()
+    assert read_save(target).game.to_dict() == session.game.to_dict()
+    session.game.step(session.game.legal_actions()[0])
+
+    def disk_full(self: Path, data: bytes) -> int:
+        with open(self, "wb") as handle:
+            handle.write(data[: len(data) // 2])  # half the file, then the disk is full
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(Path, "write_bytes", disk_full)
+    assert session.command("save")
+    assert "Could not save to" in buffer.getvalue() and "No space left on device" in buffer.getvalue()
+    assert target.read_bytes() == good  # the old save is whole and still loads
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["uno-save.json"]  # no temporary file left
+
+
+def test_rule_issue_16_5_opponents_are_labelled_with_what_they_are(tmp_path: Path) -> None:
+    _tiny_checkpoint(tmp_path / "universal.safetensors", max_players=4)
+    session, buffer = _session(tmp_path, "--opponents", "ppo,random,rule:challenge=false", "--checkpoints",
+                               str(tmp_path))
+    assert session.labels == {1: "ppo[universal]", 2: "random", 3: "rule:challenge=false"}
+    assert "player 1: ppo[universal], player 2: random, player 3: rule:challenge=false" in buffer.getvalue()
+    session.show_table()
+    assert re.search(r"player 3 +rule:challenge=false +7 cards", buffer.getvalue())
+
+
+def test_rule_3_4_an_unplayable_drawn_card_is_kept_without_asking(tmp_path: Path) -> None:
+    game = position("classic", 3, hands={0: ["G1", "G2"]}, discard=["R7"], draw=["B3"])
+    child = spawn("--load", str(saved_game(tmp_path, game)))
+    child.expect_exact(PROMPT)
+    child.sendline("draw")
+    child.expect_exact("You drew B3: it cannot be played, so you keep it.")
+    child.expect_exact("You keep the drawn card")
+    child.sendline("quit")

@@ -190,3 +190,66 @@ def test_shipped_universal_checkpoint_covers_every_edition_and_table_size() -> N
     assert agent.metadata["num_players"] == list(range(2, 11))
     assert agent.metadata["observation_version"] == OBSERVATION_VERSION
     assert (SHIPPED_DIR / "universal.safetensors").stat().st_size < 2_000_000  # 256x256 float32: 1.2 MB
+
+
+# ---------------------------------------------------------------------- hostile weights (issue 13 item 6)
+def _huge_checkpoint(path: Path, scale: float, activation: str, seed: int) -> Path:
+    """Finite float32 weights of magnitude ``scale``: the logits overflow to +-inf and NaN."""
+    rng = np.random.default_rng(seed)
+    size = observation_size(10)
+    hidden = [32, 32]
+    tensors = {"obs_scale": np.ones(size, np.float32)}
+    width = size
+    for i, h in enumerate(hidden):
+        tensors[f"hidden.{i}.weight"] = (rng.choice([-1, 1], (h, width)) * scale).astype(np.float32)
+        tensors[f"hidden.{i}.bias"] = (rng.choice([-1, 1], h) * scale).astype(np.float32)
+        width = h
+    tensors["action.weight"] = (rng.choice([-1, 1], (NUM_ACTIONS, width)) * scale).astype(np.float32)
+    tensors["action.bias"] = (rng.choice([-1, 1], NUM_ACTIONS) * scale).astype(np.float32)
+    meta = {"max_players": 10, "observation_size": size, "hidden": hidden, "activation": activation,
+            "editions": ["classic"], "num_players": [2], "steps": 0, "seed": seed, "config": {}}
+    write_checkpoint(path, tensors, meta)
+    return path
+
+
+@pytest.mark.filterwarnings("ignore:overflow encountered:RuntimeWarning")
+@pytest.mark.filterwarnings("ignore:invalid value encountered:RuntimeWarning")
+@pytest.mark.parametrize("activation", ["relu", "tanh"])
+@pytest.mark.parametrize("scale", [1e4, 1e20, 3e38])
+def test_huge_finite_weights_never_choose_a_masked_action_sampling_or_argmax(
+        tmp_path: Path, scale: float, activation: str) -> None:
+    path = _huge_checkpoint(tmp_path / "huge.safetensors", scale, activation, seed=int(np.log10(scale)))
+    rng = np.random.default_rng(7)
+    obs = rng.uniform(0, 5, (400, observation_size(10))).astype(np.float32)
+    masks = (rng.random((400, NUM_ACTIONS)) < rng.uniform(0.01, 0.5, (400, 1))).astype(np.int8)
+    masks[np.arange(400), rng.integers(NUM_ACTIONS, size=400)] = 1  # at least one legal action per row
+    with np.errstate(all="ignore"):
+        raw = PPOAgent.load(path).logits(obs)
+    if activation == "relu" and scale > 1e10:
+        assert not np.isfinite(raw).all()  # the logits really overflow (tanh saturates: finite, far apart)
+    for deterministic in (True, False):
+        agent = PPOAgent.load(path, deterministic=deterministic, seed=1)
+        probs = agent.probabilities(obs, masks)
+        assert np.isfinite(probs).all() and (probs[masks == 0] == 0).all()
+        np.testing.assert_allclose(probs.sum(axis=1), 1.0)
+        for _ in range(3):
+            chosen = agent.choose(obs, masks)
+            assert masks[np.arange(400), chosen].all()
+        singles = [agent.act({"observation": o, "action_mask": m}, {}) for o, m in zip(obs[:100], masks[:100],
+                                                                                        strict=True)]
+        assert all(m[a] for m, a in zip(masks, singles, strict=False))
+
+
+def test_overflowed_logits_are_taken_in_the_limit(tmp_path: Path) -> None:
+    agent = PPOAgent.load(_random_checkpoint(tmp_path / "p.safetensors"), deterministic=False, seed=0)
+    logits = np.zeros((3, NUM_ACTIONS), np.float32)
+    logits[0, [1, 2, 3]] = [np.inf, np.inf, 5.0]   # two +inf among the legal: uniform over them
+    logits[0, 4] = np.inf                          # an illegal +inf never counts
+    logits[1, [1, 2, 3]] = [-np.inf, np.nan, -np.inf]  # nothing usable: uniform over the legal
+    logits[2, [1, 2, 3]] = [1e30, -1e30, np.nan]   # finite but far apart: the larger takes it all
+    agent.logits = lambda observations: logits  # type: ignore[method-assign]
+    masks = np.zeros((3, NUM_ACTIONS), np.int8)
+    masks[:, [1, 2, 3]] = 1
+    probs = agent.probabilities(np.zeros((3, observation_size(10)), np.float32), masks)
+    np.testing.assert_allclose(probs[:, [1, 2, 3]], [[0.5, 0.5, 0], [1 / 3, 1 / 3, 1 / 3], [1, 0, 0]])
+    assert probs.sum() == pytest.approx(3.0)

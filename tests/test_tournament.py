@@ -14,7 +14,7 @@ import pytest
 
 from agents import Agent, RandomAgent, RuleAgent, SimpleRuleAgent
 from agents.tournament import evaluate, play_game, round_robin, wilson_interval
-from uno_env import cli
+from uno_app import cli
 from uno_env.core import IllegalActionError, Rules
 from uno_env.observation import observation_size
 
@@ -179,16 +179,16 @@ def test_a_small_tournament_end_to_end_writes_every_report(tmp_path: Path) -> No
 
 def test_cli_evaluate_plays_and_writes_reports(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     md, js, png = tmp_path / "r.md", tmp_path / "r.json", tmp_path / "r.png"
-    cli.main(["evaluate", "--agents", "rule", "random*2", "--edition", "angry_birds", "--games", "6",
-              "--rule", "uno_call=auto", "--out", str(md), "--out", str(js), "--plot", str(png), "--no-progress"])
+    assert cli.main(["evaluate", "--agents", "rule", "random*2", "--edition", "angry_birds", "--games", "6",
+                     "--rule", "uno_call=auto", "--out", str(md), "--out", str(js), "--plot", str(png),
+                     "--no-progress"]) == 0
     printed = capsys.readouterr().out
     assert "UNO Angry Birds (angry_birds), 3 players, 6 rounds" in printed and "uno_call=auto" in printed
     assert md.read_text() == printed and json.loads(js.read_text())["lineup"] == ["rule", "random", "random"]
     assert png.exists()
-    cli.main(["evaluate", "--round-robin", "--agents", "rule", "simple", "random", "--games", "4", "--no-progress",
-              "--out", str(tmp_path / "rr.csv")])
+    assert cli.main(["evaluate", "--round-robin", "--agents", "rule", "simple", "random", "--games", "4",
+                     "--no-progress", "--out", str(tmp_path / "rr.csv")]) == 0
     assert "OpenSkill" in capsys.readouterr().out
     assert len((tmp_path / "rr.csv").read_text().splitlines()) == 4
-    with pytest.raises(SystemExit):
-        cli.main(["evaluate", "--agents", "rule", "nobody", "--no-progress"])
+    assert cli.main(["evaluate", "--agents", "rule", "nobody", "--no-progress"]) == 2
     assert "unknown agent 'nobody'" in capsys.readouterr().err

@@ -51,6 +51,8 @@ def _smoke_config(run_dir: Path, **top: Any) -> dict[str, Any]:
     ({"env": {"truncation_reward": "loss"}}, "env.truncation_reward"),
     ({"env": {"rules": {"uno_call": "sometimes"}}}, "env.rules.uno_call"),
     ({"pool": {"baselines": ["grandmaster"]}}, "pool.baselines"),
+    ({"pool": {"baselines": ["rule", "human"]}}, "pool.baselines"),
+    ({"eval": {"matchups": [{"edition": "classic", "num_players": 2, "opponent": "human"}]}}, "eval.matchups"),
     ({"eval": {"matchups": [{"edition": "classic", "num_players": 2, "opponent": "rule", "seats": 1}]}},
      "eval.matchups[0].seats"),
     ({"ppo": {"n_envs": 3, "n_steps": 10, "batch_size": 7}}, "ppo.batch_size"),
@@ -77,7 +79,7 @@ def test_workers_only_bound_a_sharded_vec_env() -> None:
 def test_bad_yaml_config_fails_from_the_command_line_naming_the_key(tmp_path: Path) -> None:
     path = tmp_path / "bad.yaml"
     path.write_text("env:\n  edition: uno_flip\n", encoding="utf-8")
-    out = subprocess.run([sys.executable, "-c", "from uno_env.cli import main; main()", "train", "--config", str(path)],
+    out = subprocess.run([sys.executable, "-c", "import sys; from uno_app.cli import main; sys.exit(main())", "train", "--config", str(path)],
                          capture_output=True,
                          text=True, cwd=ROOT, timeout=120)
     assert out.returncode == 2
@@ -156,7 +158,7 @@ def test_smoke_run_writes_a_checkpoint_that_plays_a_full_game_and_resumes(tmp_pa
     config = config_from_dict(_smoke_config(run_dir))
     train(config)
     for name in ("config.yaml", "last.safetensors", "best.safetensors", "best.json", "evals.jsonl",
-                 "resume/model.zip", "resume/state.json"):
+                 "resume/state.json", "resume/model_256.safetensors"):
         assert (run_dir / name).exists(), name
     agent = PPOAgent.load(run_dir / "best.safetensors", deterministic=False, seed=1)
     meta = agent.metadata
@@ -196,7 +198,7 @@ def test_a_run_stops_at_exactly_total_steps_even_mid_rollout(tmp_path: Path) -> 
     data["eval"]["matchups"] = []
     train(config_from_dict(data))
     state = json.loads((tmp_path / "run" / "resume" / "state.json").read_text())
-    assert state["steps"] == 200 and "resumed_at" not in state
+    assert state["steps"] == 200 and state["resumed_at"] == [] and state["complete"]
     assert PPOAgent.load(tmp_path / "run" / "last.safetensors").metadata["steps"] == 200
 
 

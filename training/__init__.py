@@ -8,6 +8,9 @@
 * ``training.imitation``: the warm start that fits the policy and critic to a teacher's play;
 * ``training.vec_env``: ``ShardedVecEnv``, envs split over a few worker processes;
 * ``training.train``: the run (``uno-env train --config configs/classic.yaml``);
+* ``training.resume``: the resume state (safetensors + JSON, no pickle) and its checks;
+* ``training.interrupt``: Ctrl-C and SIGTERM stop a run at a safe point with a checkpoint;
+* ``training.progress``: progress of the long phases, a bar on a terminal, plain lines otherwise;
 * ``training.quickstart``: a short run, then the evaluation table (``python -m training.quickstart``);
 * ``training.ship``: copy a run's checkpoint under ``checkpoints/`` with its config and evaluation;
 * ``training.plot``: the training curve from a run's ``evals.jsonl``;

@@ -74,14 +74,14 @@ def main(argv: list[str] | None = None) -> None:
     snapshot = os.path.join(tempfile.mkdtemp(), "snap.safetensors")
     # An untrained snapshot (random weights) plays the PPO opponents: it costs what a trained one does.
     export_policy(model.policy, snapshot, checkpoint_metadata(base, 0))
-    settings = [
+    settings: list[tuple[str, dict[str, Any], dict[str, Any], str | None]] = [
         ("2p classic vs rule", {"edition": "classic", "num_players": 2}, {"baselines": ["rule"]}, None),
         ("4p classic vs rule x3", {"edition": "classic", "num_players": 4}, {"baselines": ["rule"]}, None),
         ("4p classic vs PPO x3", {"edition": "classic", "num_players": 4},
          {"baselines": ["rule"], "baseline_share": 0.0, "latest_share": 1.0}, snapshot),
     ]
     n = ppo["n_envs"]
-    vecs = [(f"dummy x{n}", {"vec_env": "dummy"}), (f"subproc x{n}", {"vec_env": "subproc"}),
+    vecs: list[tuple[str, dict[str, Any]]] = [(f"dummy x{n}", {"vec_env": "dummy"}), (f"subproc x{n}", {"vec_env": "subproc"}),
             (f"sharded 2 workers x{n}", {"vec_env": "sharded", "workers": 2})]
     runs = [(label, vec_label, {"env": {**env, **table}, "pool": pool, "ppo": {**ppo, **vec}}, snap)
             for label, table, pool, snap in settings for vec_label, vec in vecs]

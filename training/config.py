@@ -1,14 +1,24 @@
 """Training configs: YAML files read into typed dataclasses, checked strictly on load.
 
-A config is a YAML mapping with the sections below (every key optional; defaults shown by
-``uno-env train --print-default-config``). An unknown key, a value of the wrong type, an
-unknown edition, an impossible table size or an invalid rule option raises ``ConfigError``
-at once, naming the key (``ppo.learning_rate``, ``env.edition``).
+A config is a YAML mapping with the sections below (every key optional; the defaults, each
+key with its comment, are printed by ``uno-env train --print-default-config``). An unknown key,
+a value of the wrong type, a number that is not finite or out of its range (each field's
+docstring gives it), a seed outside 0 to 2**32 - 1, a run name that would leave ``runs/``, an
+unknown edition, an impossible table size, an invalid rule option or an agent spec that is not
+a registered agent or a checkpoint raises ``ConfigError`` at once, naming the key
+(``ppo.learning_rate``, ``env.edition``). Configs are data: reading one runs no code (YAML is
+read with ``safe_load``, agent specs go through ``agents.registry.make_agent`` without imports).
 """
 
 from __future__ import annotations
 
+import ast
 import dataclasses
+import inspect
+import json
+import math
+import re
+import textwrap
 import types
 import typing
 from dataclasses import dataclass, field
@@ -19,7 +29,12 @@ from uno_env.core import EDITIONS
 from uno_env.core.rules import Rules, option_names
 
 __all__ = ["ConfigError", "EnvConfig", "EvalConfig", "ImitationConfig", "Matchup", "PPOConfig", "PoolConfig", "TrainConfig",
-           "load_config", "config_from_dict"]
+           "commented_defaults", "config_from_dict", "load_config", "parse_overrides"]
+
+MAX_SEED = 2**32 - 1  # numpy's legacy seeding (``np.random.seed``) takes no more
+MAX_INT = 2**62  # any count beyond this overflows the int64 counters of numpy and torch
+MAX_CONFIG_BYTES = 1_000_000
+RUN_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
 
 
 class ConfigError(ValueError):
@@ -39,15 +54,15 @@ class EnvConfig:
     reward: str = "win"
     """``win`` or ``score`` (see ``uno_env.env``)."""
     reward_scale: float = 1.0
-    """The learner's rewards are multiplied by this (e.g. 0.01 for ``score``'s points);
+    """The learner's rewards are multiplied by this (e.g. 0.01 for ``score``'s points), in (0, 1000];
     ``truncation_reward`` is not, it is given in the scaled units."""
     max_turns: int = 600
-    """Decisions (all seats) before an episode is truncated and bootstrapped."""
+    """Decisions (all seats) before an episode is truncated and bootstrapped (1 to 1,000,000)."""
     truncation_reward: float = 0.0
     """0: a cut-off episode is a truncation, bootstrapped. Non-zero: it ends as an outcome with this
-    reward (e.g. -1, a loss), so the policy cannot learn to stall rounds it would lose."""
+    reward (e.g. -1, a loss), so the policy cannot learn to stall rounds it would lose. In [-1000, 1000]."""
     max_players: int = 10
-    """Observation width; 10 lets one network play every table size."""
+    """Observation width (2-10); 10 lets one network play every table size."""
     skip_forced: bool = False
     """Take the learner's forced decisions (a single legal action) inside the env: every learner
     step is then a real choice."""
@@ -78,16 +93,25 @@ class PPOConfig:
     n_steps: int = 256
     """Steps per env per rollout."""
     batch_size: int = 512
+    """Minibatch size of the PPO update; divides ``n_envs * n_steps``."""
     n_epochs: int = 4
+    """Passes over each rollout."""
     learning_rate: float = 3e-4
+    """Adam's learning rate (constant), in (0, 1]."""
     gamma: float = 0.99
+    """Discount per learner decision, in (0, 1]."""
     gae_lambda: float = 0.95
+    """GAE's lambda, in (0, 1]."""
     clip_range: float = 0.2
+    """PPO's clip range (constant), in (0, 1]."""
     ent_coef: float = 0.01
+    """Weight of the entropy bonus, in [0, 1]."""
     vf_coef: float = 0.5
+    """Weight of the value loss, in [0, 100]."""
     max_grad_norm: float = 0.5
+    """Gradients are clipped to this norm, in (0, 1000]."""
     hidden: list[int] = field(default_factory=lambda: [128, 128])
-    """Hidden layer widths of the policy (the value network has the same shape)."""
+    """Hidden layer widths of the policy, each 1 to 4096 (the value network has the same shape)."""
     activation: str = "tanh"
     """``tanh`` or ``relu``."""
     privileged_critic: bool = False
@@ -129,7 +153,9 @@ class ImitationConfig:
     epochs: int = 6
     """Passes over the recorded decisions."""
     learning_rate: float = 1e-3
+    """Adam's learning rate for the fit, in (0, 1]."""
     batch_size: int = 512
+    """Decisions per gradient step of the fit."""
 
 
 @dataclass
@@ -137,8 +163,11 @@ class Matchup:
     """One periodic evaluation: the learner in one seat, ``opponent`` in every other."""
 
     edition: str = "classic"
+    """The edition played."""
     num_players: int = 2
+    """Table size (2 to ``env.max_players``)."""
     opponent: str = "rule"
+    """Agent spec of every other seat (a registered name or a checkpoint)."""
 
 
 @dataclass
@@ -153,7 +182,9 @@ class EvalConfig:
         Matchup("classic", 2, "rule"), Matchup("classic", 4, "rule"), Matchup("classic", 2, "random")])
     """The best checkpoint maximises the mean of win rate / chance over these."""
     seed: int = 12345
+    """Seed of the evaluation deals (the same deals at every evaluation), 0 to 2**32 - 1."""
     workers: int = 1
+    """Processes playing the evaluation games."""
     max_decisions: int = 2000
     """A round still running after this many decisions is abandoned (won by nobody)."""
 
@@ -163,17 +194,22 @@ class TrainConfig:
     """A whole training run."""
 
     name: str = "run"
-    """Run name: output goes to ``runs/<name>`` unless ``run_dir`` is given."""
+    """Run name: output goes to ``runs/<name>`` unless ``run_dir`` is given. Letters, digits, ``.``,
+    ``_`` and ``-`` only (it stays under ``runs/``)."""
     seed: int = 0
-    """Seeds everything (Python, numpy, torch, envs, opponents)."""
+    """Seeds everything (Python, numpy, torch, envs, opponents), 0 to 2**32 - 1."""
     total_steps: int = 1_000_000
     """Learner decisions to train for."""
     run_dir: str = ""
+    """Output directory, overriding ``runs/<name>`` (empty: ``runs/<name>``)."""
     checkpoint_every: int = 50_000
     """Learner steps between resume checkpoints and ``last`` exports."""
     torch_threads: int = 1
+    """Torch threads of the learner process (1 is fastest on a small machine)."""
     progress_bar: bool = True
+    """Show training progress (a bar on a terminal, a line every few seconds otherwise)."""
     tensorboard: bool = True
+    """Write TensorBoard scalars to ``<run dir>/tb``."""
     env: EnvConfig = field(default_factory=EnvConfig)
     ppo: PPOConfig = field(default_factory=PPOConfig)
     pool: PoolConfig = field(default_factory=PoolConfig)
@@ -194,27 +230,63 @@ def load_config(path: str | Path, overrides: dict[str, Any] | None = None) -> Tr
     """Read a YAML config; ``overrides`` maps dotted keys (``ppo.n_envs``) to values; raises ConfigError."""
     import yaml
 
+    path = Path(path)
+    with open(path, "rb") as handle:  # a bounded read: a config path may name a device or a huge file
+        raw = handle.read(MAX_CONFIG_BYTES + 1)
+    if len(raw) > MAX_CONFIG_BYTES:
+        raise ConfigError(f"{path}: larger than {MAX_CONFIG_BYTES} bytes; a config is at most that")
     try:
-        data = yaml.safe_load(Path(path).read_text(encoding="utf-8")) or {}
+        data = yaml.safe_load(raw.decode("utf-8")) or {}
     except yaml.YAMLError as err:
-        raise ConfigError(f"{path}: not valid YAML: {err}") from None
+        raise ConfigError(f"{path}: not valid YAML (tags that build Python objects are refused): {err}") from None
+    except RecursionError:
+        raise ConfigError(f"{path}: nested too deeply to be a config") from None
+    except UnicodeDecodeError as err:
+        raise ConfigError(f"{path}: not UTF-8 text ({err})") from None
     if not isinstance(data, dict):
         raise ConfigError(f"{path}: the top level must be a mapping of keys")
     for dotted, value in (overrides or {}).items():
-        node = data
-        *parents, last = dotted.split(".")
-        for part in parents:
-            node = node.setdefault(part, {})
-        node[last] = value
+        _override(data, dotted, value)
     try:
         return config_from_dict(data)
     except ConfigError as err:
         raise ConfigError(f"{path}: {err}") from None
 
 
+def _override(data: dict[str, Any], dotted: str, value: Any) -> None:
+    """Set ``data[a][b][c] = value`` for ``dotted`` = ``a.b.c``, creating sections; raises ConfigError."""
+    parts = dotted.split(".")
+    if not all(parts):
+        raise ConfigError(f"override {dotted!r}: a key is dotted names (ppo.n_envs), with none empty")
+    node = data
+    for depth, part in enumerate(parts[:-1]):
+        child = node.setdefault(part, {})
+        if not isinstance(child, dict):
+            section = ".".join(parts[:depth + 1])
+            raise ConfigError(f"override {dotted}: {section} is a value ({child!r}), not a section of keys")
+        node = child
+    node[parts[-1]] = value
+
+
+def parse_overrides(pairs: list[str]) -> dict[str, Any]:
+    """``["ppo.n_envs=4", "env.edition=[classic]"]`` -> ``{"ppo.n_envs": 4, ...}`` (values read as YAML)."""
+    import yaml
+
+    overrides: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, text = pair.partition("=")
+        if not sep or not key.strip():
+            raise ConfigError(f"--set expects KEY=VALUE (ppo.n_envs=4), got {pair!r}")
+        try:
+            overrides[key.strip()] = yaml.safe_load(text)
+        except (yaml.YAMLError, RecursionError) as err:
+            raise ConfigError(f"--set {pair}: the value is not valid YAML: {err}") from None
+    return overrides
+
+
 def config_from_dict(data: dict[str, Any]) -> TrainConfig:
     """Build and check a TrainConfig from plain data; raises ConfigError naming the key."""
-    config = _build(TrainConfig, data, "")
+    config: TrainConfig = _build(TrainConfig, data, "")
     _check_semantics(config)
     return config
 
@@ -259,10 +331,14 @@ def _convert(hint: Any, value: Any, key: str) -> Any:
     if hint is int:
         if isinstance(value, bool) or not isinstance(value, int):
             raise ConfigError(f"{key}: expected an integer, got {value!r}")
+        if abs(value) > MAX_INT:
+            raise ConfigError(f"{key}: {value} is out of range (at most 2**62)")
         return value
     if hint is float:
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             raise ConfigError(f"{key}: expected a number, got {value!r}")
+        if not math.isfinite(value):
+            raise ConfigError(f"{key}: expected a finite number, got {value!r}")
         return float(value)
     if hint is str:
         if not isinstance(value, str):
@@ -284,14 +360,23 @@ def _positive(key: str, value: float, allow_zero: bool = False) -> None:
         raise ConfigError(f"{key}: must be {'non-negative' if allow_zero else 'positive'}, got {value!r}")
 
 
+def _within(key: str, value: float, low: float, high: float, low_open: bool = False) -> None:
+    """Raise ConfigError unless ``low <= value <= high`` (``low < value`` when ``low_open``)."""
+    if not (low < value if low_open else low <= value) or value > high:
+        raise ConfigError(f"{key}: must be in {'(' if low_open else '['}{low}, {high}], got {value!r}")
+
+
 def _check_agent(key: str, spec: str) -> None:
-    """Raise ConfigError naming ``key`` unless ``spec`` builds an agent (a checkpoint spec must load)."""
+    """Raise ConfigError naming ``key`` unless ``spec`` builds an automatic agent (a checkpoint spec must load)."""
+    from agents.human import HumanAgent
     from agents.registry import make_agent
 
     try:
-        make_agent(spec)
+        agent = make_agent(spec, allow_import=False)  # a config is data: registered agents and checkpoints only
     except (ValueError, OSError) as err:
         raise ConfigError(f"{key}: {err}") from None
+    if isinstance(agent, HumanAgent):
+        raise ConfigError(f"{key}: {spec!r} plays from the keyboard; training needs agents that play by themselves")
 
 
 def _check_init(path: str, hidden: list[int], activation: str, max_players: int) -> None:
@@ -329,8 +414,9 @@ def _check_semantics(c: TrainConfig) -> None:
         raise ConfigError(f"env.episode: must be round or game, got {env.episode!r}")
     if env.reward not in ("win", "score"):
         raise ConfigError(f"env.reward: must be win or score, got {env.reward!r}")
-    _positive("env.max_turns", env.max_turns)
-    _positive("env.reward_scale", env.reward_scale)
+    _within("env.max_turns", env.max_turns, 1, 1_000_000)
+    _within("env.reward_scale", env.reward_scale, 0, 1000, low_open=True)
+    _within("env.truncation_reward", env.truncation_reward, -1000, 1000)
     allowed = set(option_names()) - {"edition", "num_players"}
     for key, value in env.rules.items():
         if key not in allowed:
@@ -344,21 +430,19 @@ def _check_semantics(c: TrainConfig) -> None:
     p = c.ppo
     for key in ("n_envs", "n_steps", "batch_size", "n_epochs"):
         _positive(f"ppo.{key}", getattr(p, key))
-    for key in ("learning_rate", "clip_range", "max_grad_norm"):
-        _positive(f"ppo.{key}", getattr(p, key))
-    for key in ("gamma", "gae_lambda"):
-        if not 0 < getattr(p, key) <= 1:
-            raise ConfigError(f"ppo.{key}: must be in (0, 1], got {getattr(p, key)!r}")
-    _positive("ppo.ent_coef", p.ent_coef, allow_zero=True)
-    _positive("ppo.vf_coef", p.vf_coef, allow_zero=True)
+    for key in ("learning_rate", "clip_range", "gamma", "gae_lambda"):
+        _within(f"ppo.{key}", getattr(p, key), 0, 1, low_open=True)
+    _within("ppo.max_grad_norm", p.max_grad_norm, 0, 1000, low_open=True)
+    _within("ppo.ent_coef", p.ent_coef, 0, 1)
+    _within("ppo.vf_coef", p.vf_coef, 0, 100)
     if p.vec_env not in ("dummy", "subproc", "sharded"):
         raise ConfigError(f"ppo.vec_env: must be dummy, subproc or sharded, got {p.vec_env!r}")
     if p.vec_env == "sharded" and not 1 <= p.workers <= p.n_envs:
         raise ConfigError(f"ppo.workers: must be 1 to ppo.n_envs ({p.n_envs}), got {p.workers}")
     if p.activation not in ("tanh", "relu"):
         raise ConfigError(f"ppo.activation: must be tanh or relu, got {p.activation!r}")
-    if not p.hidden or any(h < 1 for h in p.hidden):
-        raise ConfigError(f"ppo.hidden: needs at least one positive layer width, got {p.hidden!r}")
+    if not p.hidden or any(not 1 <= h <= 4096 for h in p.hidden):
+        raise ConfigError(f"ppo.hidden: needs at least one layer width, each 1 to 4096, got {p.hidden!r}")
     if (p.n_envs * p.n_steps) % p.batch_size:
         raise ConfigError(f"ppo.batch_size: {p.batch_size} must divide ppo.n_envs * ppo.n_steps "
                           f"({p.n_envs * p.n_steps})")
@@ -378,8 +462,9 @@ def _check_semantics(c: TrainConfig) -> None:
     im = c.imitation
     if im.teacher:
         _check_agent("imitation.teacher", im.teacher)
-    for key in ("decisions", "epochs", "learning_rate", "batch_size"):
+    for key in ("decisions", "epochs", "batch_size"):
         _positive(f"imitation.{key}", getattr(im, key))
+    _within("imitation.learning_rate", im.learning_rate, 0, 1, low_open=True)
     e = c.eval
     _positive("eval.every", e.every, allow_zero=True)
     _positive("eval.games", e.games)
@@ -391,7 +476,48 @@ def _check_semantics(c: TrainConfig) -> None:
         if not 2 <= m.num_players <= env.max_players:
             raise ConfigError(f"eval.matchups[{i}].num_players: must be 2 to env.max_players, got {m.num_players}")
         _check_agent(f"eval.matchups[{i}].opponent", m.opponent)
-    _positive("seed", c.seed, allow_zero=True)
+    _within("eval.seed", e.seed, 0, MAX_SEED)
+    _within("seed", c.seed, 0, MAX_SEED)
+    if not RUN_NAME.fullmatch(c.name):
+        raise ConfigError(f"name: {c.name!r} is not a run name (1-100 letters, digits, '.', '_' or '-', starting with "
+                          "a letter or digit; it names a folder under runs/)")
     _positive("total_steps", c.total_steps)
     _positive("checkpoint_every", c.checkpoint_every)
     _positive("torch_threads", c.torch_threads)
+
+
+# ---------------------------------------------------------------------- the commented defaults
+def field_docs(cls: type) -> dict[str, str]:
+    """The docstring under each field of a config dataclass (read from the source; empty if unavailable)."""
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(cls)))
+    except (OSError, TypeError):  # no source (a frozen build): no comments
+        return {}
+    body = tree.body[0].body if tree.body and isinstance(tree.body[0], ast.ClassDef) else []
+    docs = {}
+    for statement, following in zip(body, body[1:], strict=False):
+        if (isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name)
+                and isinstance(following, ast.Expr) and isinstance(following.value, ast.Constant)
+                and isinstance(following.value.value, str)):
+            docs[statement.target.id] = " ".join(following.value.value.split())
+    return docs
+
+
+def commented_defaults(config: Any = None, indent: str = "") -> str:
+    """``config`` (default: ``TrainConfig()``) as YAML, each key under a comment from its field's docstring
+    (a section's from its class docstring)."""
+    config = TrainConfig() if config is None else config
+    docs = field_docs(type(config))
+    lines = []
+    for f in dataclasses.fields(config):
+        value = getattr(config, f.name)
+        doc = docs.get(f.name) or (" ".join((type(value).__doc__ or "").split()) if dataclasses.is_dataclass(value)
+                                   else "")
+        lines += [f"{indent}# {line}" for line in textwrap.wrap(doc.replace("``", "`"), 100 - len(indent))]
+        if dataclasses.is_dataclass(value):
+            lines += [f"{indent}{f.name}:", commented_defaults(value, indent + "  ")]
+        elif isinstance(value, list) and value and dataclasses.is_dataclass(value[0]):
+            lines += [f"{indent}{f.name}:"] + [f"{indent}  - {json.dumps(dataclasses.asdict(v))}" for v in value]
+        else:  # JSON is YAML's flow style: one line per value
+            lines.append(f"{indent}{f.name}: {json.dumps(value)}")
+    return "\n".join(lines)

@@ -23,6 +23,7 @@ derived from the run's seed. Decisions with a single legal action are left out w
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -35,6 +36,7 @@ from uno_env.observation import action_mask, observe
 
 from .config import TrainConfig
 from .critic import privileged_features
+from .progress import Progress
 
 __all__ = ["Demonstrations", "imitate", "play_demonstrations"]
 
@@ -65,8 +67,10 @@ def _draw_table(config: TrainConfig, rng: np.random.Generator) -> dict[str, Any]
     return options
 
 
-def play_demonstrations(config: TrainConfig, decisions: int, seed: int) -> Demonstrations:
-    """Play the teacher at every seat until ``decisions`` decisions are recorded."""
+def play_demonstrations(config: TrainConfig, decisions: int, seed: int,
+                        on_progress: Callable[[int], None] | None = None) -> Demonstrations:
+    """Play the teacher at every seat until ``decisions`` decisions are recorded (``on_progress`` gets the count
+    after each round)."""
     e, spec = config.env, config.imitation.teacher
     gamma = config.ppo.gamma
     rng = np.random.default_rng(seed)
@@ -88,7 +92,7 @@ def play_demonstrations(config: TrainConfig, decisions: int, seed: int) -> Demon
         env.reset(seed=int(rng.integers(2**63)))
         n = env.rules.num_players
         if n not in teachers_at:
-            teachers_at[n] = [make_agent(spec) for _ in range(n)]
+            teachers_at[n] = [make_agent(spec, allow_import=False) for _ in range(n)]
         teachers = teachers_at[n]
         for teacher in teachers:  # reseeded and reset every round, as the tournament harness does
             teacher.seed(int(rng.integers(2**31)))
@@ -128,17 +132,24 @@ def play_demonstrations(config: TrainConfig, decisions: int, seed: int) -> Demon
                 value = reward + gamma * value
                 returns[index] = value
         rounds += 1
+        if on_progress is not None:
+            on_progress(len(actions))
     return Demonstrations(np.stack(observations), np.stack(masks), np.asarray(actions, np.int64),
                           np.asarray(returns, np.float32), rounds)
 
 
-def imitate(policy: Any, config: TrainConfig, seed: int, log: Any = None) -> dict[str, float]:
-    """Fit ``policy`` (an SB3 maskable actor-critic) to the teacher; returns the fit's statistics."""
+def imitate(policy: Any, config: TrainConfig, seed: int, show_progress: bool = True) -> dict[str, float]:
+    """Fit ``policy`` (an SB3 maskable actor-critic) to the teacher; returns the fit's statistics.
+
+    Both phases report progress (``training.progress``; ``show_progress=False``: only a line per epoch).
+    """
     import torch
 
     c = config.imitation
     started = time.perf_counter()
-    demos = play_demonstrations(config, c.decisions, seed)
+    with Progress(f"[imitation] recording {c.teacher}'s play:", c.decisions, "decisions",
+                  enabled=show_progress) as bar:
+        demos = play_demonstrations(config, c.decisions, seed, on_progress=bar.update)
     played = time.perf_counter() - started
     generator = torch.Generator().manual_seed(seed)
     optimizer = torch.optim.Adam(policy.parameters(), lr=c.learning_rate)
@@ -152,30 +163,45 @@ def imitate(policy: Any, config: TrainConfig, seed: int, log: Any = None) -> dic
                 torch.as_tensor(demos.actions[index]), torch.as_tensor(demos.masks[index].astype(bool)),
                 torch.as_tensor(demos.returns[index]))
 
+    batches = -(-train_n // c.batch_size)
     policy.set_training_mode(True)
-    for epoch in range(c.epochs):
-        order = torch.randperm(train_n, generator=generator).numpy()
-        for start in range(0, train_n, c.batch_size):
-            obs, act, mask, ret = batch(order[start:start + c.batch_size])
-            values, log_prob, _ = policy.evaluate_actions(obs, act, action_masks=mask)
-            loss = -log_prob.mean() + config.ppo.vf_coef * torch.mean((values.flatten() - ret) ** 2)
-            optimizer.zero_grad()
-            loss.backward()
-            optimizer.step()
-        policy.set_training_mode(False)
-        with torch.no_grad():
-            index = np.arange(train_n, n)
-            obs, act, mask, ret = batch(index)
-            values, log_prob, _ = policy.evaluate_actions(obs, act, action_masks=mask)
-            dist = policy.get_distribution(obs, action_masks=mask.numpy())
-            greedy = dist.distribution.probs.argmax(dim=1)
-            stats = {"epoch": epoch + 1, "accuracy": float((greedy == act).float().mean()),
-                     "policy_loss": float(-log_prob.mean()),
-                     "value_loss": float(torch.mean((values.flatten() - ret) ** 2))}
-        policy.set_training_mode(True)
-        if log is not None:
-            log(stats)
+    fit = Progress("[imitation] fitting:", c.epochs * batches, "batches", enabled=show_progress)
+    with fit:
+        for epoch in range(c.epochs):
+            def advance(done: int, epoch: int = epoch) -> None:
+                fit.update(epoch * batches + done)
+
+            _fit_epoch(policy, optimizer, torch.randperm(train_n, generator=generator).numpy(), c.batch_size,
+                       config.ppo.vf_coef, batch, advance)
+            policy.set_training_mode(False)
+            with torch.no_grad():
+                index = np.arange(train_n, n)
+                obs, act, mask, ret = batch(index)
+                values, log_prob, _ = policy.evaluate_actions(obs, act, action_masks=mask)
+                dist = policy.get_distribution(obs, action_masks=mask.numpy())
+                greedy = dist.distribution.probs.argmax(dim=1)
+                stats = {"epoch": epoch + 1, "accuracy": float((greedy == act).float().mean()),
+                         "policy_loss": float(-log_prob.mean()),
+                         "value_loss": float(torch.mean((values.flatten() - ret) ** 2))}
+            policy.set_training_mode(True)
+            fit.log(f"[imitation] epoch {stats['epoch']}/{c.epochs}: held-out accuracy {100 * stats['accuracy']:.1f}%, "
+                    f"value loss {stats['value_loss']:.3f}")
     policy.set_training_mode(False)
     stats.update({"decisions": float(n), "rounds": float(demos.rounds), "play_seconds": played,
                   "seconds": time.perf_counter() - started})
     return stats
+
+
+def _fit_epoch(policy: Any, optimizer: Any, order: np.ndarray, batch_size: int, vf_coef: float,
+               batch: Callable[[np.ndarray], tuple[Any, Any, Any, Any]], on_batch: Callable[[int], None]) -> None:
+    """One pass over the recorded decisions in ``order``: cross-entropy on the teacher's actions plus the value loss."""
+    import torch
+
+    for done, start in enumerate(range(0, len(order), batch_size), 1):
+        obs, act, mask, ret = batch(order[start:start + batch_size])
+        values, log_prob, _ = policy.evaluate_actions(obs, act, action_masks=mask)
+        loss = -log_prob.mean() + vf_coef * torch.mean((values.flatten() - ret) ** 2)
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        on_batch(done)

@@ -11,6 +11,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from uno_env.files import atomic_path
+
 
 def read_evals(run_dir: str | Path) -> list[dict[str, Any]]:
     """The evaluations of a run, in step order (a resumed run's repeats: the last one wins)."""
@@ -52,7 +54,8 @@ def plot_curve(run_dir: str | Path, out: str | Path, title: str | None = None) -
     ax.legend(fontsize=8, loc="upper left")
     ax.grid(alpha=0.3)
     fig.tight_layout()
-    fig.savefig(out, dpi=110)
+    with atomic_path(out) as tmp:
+        fig.savefig(tmp, dpi=110, format=Path(out).suffix.lstrip(".") or "png")
     plt.close(fig)
 
 

@@ -43,6 +43,7 @@ class ScaledObservation(BaseFeaturesExtractor):
             raise ValueError(f"observation space {observation_space.shape} is not max_players={max_players}'s ({size},)"
                              + (" with the privileged critic's part" if privileged else ""))
         super().__init__(observation_space, features_dim=size)
+        self.obs_scale: torch.Tensor
         low, high = critic_bounds(max_players) if privileged else observation_bounds(max_players)
         scale = 1.0 / np.maximum(np.maximum(np.abs(low), np.abs(high)), 1e-6)
         self.register_buffer("obs_scale", torch.as_tensor(scale, dtype=torch.float32))
@@ -83,7 +84,7 @@ class SplitMlpExtractor(nn.Module):
         return self.value_net(features)  # type: ignore[no-any-return]
 
 
-class PrivilegedCriticPolicy(MaskableActorCriticPolicy):  # type: ignore[misc]
+class PrivilegedCriticPolicy(MaskableActorCriticPolicy):
     """MaskablePPO's policy with a critic that also reads the hidden part of the observation."""
 
     def __init__(self, *args: Any, max_players: int = 10, **kwargs: Any) -> None:
@@ -91,9 +92,10 @@ class PrivilegedCriticPolicy(MaskableActorCriticPolicy):  # type: ignore[misc]
         super().__init__(*args, **kwargs)
 
     def _build_mlp_extractor(self) -> None:
-        net_arch = self.net_arch
-        self.mlp_extractor = SplitMlpExtractor(observation_size(self.max_players), self.features_dim,
-                                               list(net_arch["pi"]), self.activation_fn)
+        net_arch: Any = self.net_arch  # policy_kwargs gives the dict form, {"pi": [...], "vf": [...]}
+        # SB3 types the attribute as its own MlpExtractor; SplitMlpExtractor has the same interface.
+        self.mlp_extractor = SplitMlpExtractor(  # type: ignore[assignment]
+            observation_size(self.max_players), self.features_dim, list(net_arch["pi"]), self.activation_fn)
 
     def _get_constructor_parameters(self) -> dict[str, Any]:
         data = super()._get_constructor_parameters()

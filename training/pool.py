@@ -72,7 +72,7 @@ class PoolOpponent:
             spec = self.baselines[int(rng.integers(len(self.baselines)))]
             agent = self._baseline_agents.get((seat, spec))
             if agent is None:
-                agent = self._baseline_agents[(seat, spec)] = make_agent(spec)
+                agent = self._baseline_agents[(seat, spec)] = make_agent(spec, allow_import=False)
             name = spec
         else:
             if len(self.snapshots) == 1 or rng.random() < self.latest_share:
@@ -97,7 +97,7 @@ class PoolOpponent:
         return int(agent.act(observation, info))
 
 
-class TrainingEnv(gymnasium.Wrapper):  # type: ignore[type-arg]
+class TrainingEnv(gymnasium.Wrapper):
     """``SingleAgentEnv`` plus ``info["outcome"]`` at episode end and a forwarded ``action_masks``.
 
     ``skip_forced``: a learner decision with one legal action is taken at once, inside ``step``

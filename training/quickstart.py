@@ -1,12 +1,13 @@
 """Quickstart: train ``configs/quickstart.yaml`` briefly, then print the evaluation table.
 
-``python -m training.quickstart [--games 1000] [--workers 2]``
+``python -m training.quickstart [--games 1000] [--workers 2] [--resume]``
 
-Trains into ``runs/quickstart`` (replacing an earlier quickstart run), then plays through
-the tournament harness (seat rotation, duplicate deals): the fresh policy and the shipped
+Trains into ``runs/quickstart`` (replacing an earlier quickstart run; ``--resume`` continues an
+interrupted one instead: Ctrl-C prints the command), then plays through the tournament harness
+(seat rotation, duplicate deals): the fresh policy and the shipped
 ``checkpoints/classic.safetensors``, ``classic_points.safetensors`` and ``universal.safetensors``
 each against the random and rule baselines (2 and 4 players, classic), and the fresh policy
-against each shipped one.
+against each shipped one. Every phase prints its progress (a line per lineup of the evaluation).
 """
 
 from __future__ import annotations
@@ -17,16 +18,21 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
 import argparse  # noqa: E402
+import shlex  # noqa: E402
 import shutil  # noqa: E402
+import sys  # noqa: E402
 import time  # noqa: E402
+from collections.abc import Callable  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 SHIPPED = ("classic", "classic_points", "universal")  # shipped checkpoints compared with the fresh policy, when present
 
 
-def evaluation_table(agents: dict[str, Path], games: int, workers: int, seed: int = 2024) -> str:
-    """Markdown: each agent vs the baselines, then the first agent head to head against each other one."""
+def evaluation_table(agents: dict[str, Path], games: int, workers: int, seed: int = 2024,
+                     log: Callable[[str], None] | None = None, progress: bool = False) -> str:
+    """Markdown: each agent vs the baselines, then the first agent head to head against each other one
+    (``log`` gets a line per lineup as it finishes; ``progress``: the harness's progress within each lineup)."""
     from agents import PPOAgent
     from agents.tournament import evaluate
     from uno_env.core import Rules
@@ -34,43 +40,66 @@ def evaluation_table(agents: dict[str, Path], games: int, workers: int, seed: in
     rows = ["| agent | edition | players | opponents | games | win rate | 95% CI | chance |",
             "|---|---|---:|---|---:|---:|---|---:|"]
     loaded = {label: PPOAgent.load(path, label=label) for label, path in agents.items()}
-    lineups = []
+    lineups: list[tuple[str, PPOAgent, int, str]] = []
     for label, agent in loaded.items():
         lineups += [(label, agent, 2, "random"), (label, agent, 2, "rule"), (label, agent, 4, "rule")]
     first, *others = list(loaded)
     for other in others:  # the first agent head to head against each of the others
         lineups.append((first, loaded[first], 2, other))
-    for label, agent, n, opponent in lineups:
-        others = [loaded[opponent]] * (n - 1) if opponent in loaded else [opponent] * (n - 1)
-        result = evaluate([agent, *others], Rules(edition="classic", num_players=n), games,
-                          labels=[label] + [opponent] * (n - 1), seed=seed, workers=workers, max_decisions=2000)
+    for i, (label, agent, n, opponent) in enumerate(lineups, 1):
+        started = time.perf_counter()
+        seats: list[PPOAgent | str] = [agent]
+        seats += [loaded[opponent]] * (n - 1) if opponent in loaded else [opponent] * (n - 1)
+        result = evaluate(seats, Rules(edition="classic", num_players=n), games,
+                          labels=[label] + [opponent] * (n - 1), seed=seed, workers=workers, max_decisions=2000,
+                          progress=progress)
         s = result.stats()[0]
         rows.append(f"| {label} | classic | {n} | {opponent} x{n - 1} | {result.games} | {100 * s.win_rate:.1f}% | "
                     f"{100 * s.ci_low:.1f}-{100 * s.ci_high:.1f}% | {100 * s.chance:.0f}% |")
+        if log is not None:
+            log(f"[evaluate] {i}/{len(lineups)} {label} vs {opponent} x{n - 1}: {100 * s.win_rate:.1f}% of "
+                f"{result.games} games ({time.perf_counter() - started:.0f} s)")
     return "\n".join(rows)
 
 
-def main(argv: list[str] | None = None) -> None:
+def main(argv: list[str] | None = None, prog: str = "uno-env demo") -> None:
     """Train the quickstart config and print the table."""
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--config", default=str(ROOT / "configs" / "quickstart.yaml"))
+    parser = argparse.ArgumentParser(prog=prog, description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--config", default=str(ROOT / "configs" / "quickstart.yaml"), help="the config to train")
     parser.add_argument("--games", type=int, default=1000, help="games per lineup")
-    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--workers", type=int, default=2, help="processes playing the evaluation games")
     parser.add_argument("--total-steps", type=int, help="override the config's budget")
+    parser.add_argument("--resume", action="store_true", help="continue an interrupted quickstart run")
     args = parser.parse_args(argv)
-    from .config import load_config
+    from .config import ConfigError, load_config
+    from .interrupt import StopRequests, TrainingInterrupted
+    from .resume import ResumeError
     from .train import train
 
     overrides = {"total_steps": args.total_steps} if args.total_steps else {}
-    config = load_config(args.config, overrides)
+    try:
+        config = load_config(args.config, overrides)
+    except (ConfigError, FileNotFoundError) as err:
+        print(f"{prog}: {err}", file=sys.stderr)
+        raise SystemExit(2) from None
     run_dir = config.output_dir()
-    if run_dir.exists():
+    if run_dir.exists() and not args.resume:
         print(f"replacing the earlier quickstart run in {run_dir}")
         shutil.rmtree(run_dir)
     start = time.perf_counter()
     print(f"training {config.name}: {config.total_steps} learner steps, editions {config.env.editions()}, "
-          f"tables {config.env.table_sizes()}, seed {config.seed}")
-    train(config)
+          f"tables {config.env.table_sizes()}, seed {config.seed}", flush=True)
+    again = [a for a in (sys.argv[1:] if argv is None else argv) if a != "--resume"]
+    command = " ".join([prog, *map(shlex.quote, again), "--resume"])
+    try:
+        train(config, resume=args.resume)
+    except TrainingInterrupted as stopped:
+        print(f"interrupted at step {stopped.steps}; resume with: {command}", file=sys.stderr)
+        raise SystemExit(stopped.exit_code) from None
+    except (ConfigError, ResumeError) as err:
+        print(f"{prog}: {err}", file=sys.stderr)
+        raise SystemExit(2) from None
     print(f"trained in {time.perf_counter() - start:.0f} s; checkpoints in {run_dir}")
     agents = {"quickstart": run_dir / "last.safetensors"}
     for name in SHIPPED:
@@ -78,9 +107,20 @@ def main(argv: list[str] | None = None) -> None:
             agents[f"shipped-{name}"] = ROOT / "checkpoints" / f"{name}.safetensors"
     if len(agents) == 1:
         print(f"(no shipped checkpoint in {ROOT / 'checkpoints'}; evaluating the quickstart policy only)")
+    print(f"evaluating: {len(agents)} policies, {args.games} games per lineup", flush=True)
+    try:
+        with StopRequests():  # Ctrl-C: no traceback from the evaluation's worker processes
+            table = evaluation_table(agents, args.games, args.workers, log=lambda line: print(line, flush=True),
+                                     progress=True)
+    except TrainingInterrupted as stopped:
+        print(f"interrupted during the evaluation (training is complete, in {run_dir}); evaluate again with: "
+              f"{command}", file=sys.stderr)
+        raise SystemExit(stopped.exit_code) from None
     print()
-    print(evaluation_table(agents, args.games, args.workers))
+    print(table)
 
 
 if __name__ == "__main__":
-    main()
+    from .train import python_command
+
+    main(prog=python_command("training.quickstart"))

@@ -22,9 +22,10 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
 
 import argparse  # noqa: E402
 import json  # noqa: E402
-import shutil  # noqa: E402
 from pathlib import Path  # noqa: E402
 from typing import Any  # noqa: E402
+
+from uno_env.files import atomic_write  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -104,16 +105,17 @@ def main(argv: list[str] | None = None) -> None:
     out = Path(args.out_dir)
     out.mkdir(parents=True, exist_ok=True)
     target = out / f"{args.name}.safetensors"
-    shutil.copyfile(source, target)
+    atomic_write(target, source.read_bytes())
     config = dict(meta["config"])
     config["total_steps"] = meta["steps"]
     config["run_dir"] = ""
     state_path = run_dir / "resume" / "state.json"
     resumed_at = json.loads(state_path.read_text(encoding="utf-8")).get("resumed_at", []) if state_path.exists() else []
-    (out / f"{args.name}.yaml").write_text(
+    atomic_write(
+        out / f"{args.name}.yaml",
         f"# Reproduces checkpoints/{args.name}.safetensors (step {meta['steps']}, seed {meta['seed']}) as the run's\n"
         f"# last.safetensors:\n" + recipe(args.name, meta["steps"], resumed_at)
-        + yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
+        + yaml.safe_dump(config, sort_keys=False))
     players = args.players or [n for n in (2, 4) if n in meta["num_players"]] or sorted(meta["num_players"])[:1]
     rows, table = evaluate_all(target, meta["editions"], args.games, args.other_games, args.workers, players=players)
     text = (f"# {args.name}: step {meta['steps']}, seed {meta['seed']}\n\nTournament harness, seat rotation, "
@@ -126,8 +128,8 @@ def main(argv: list[str] | None = None) -> None:
     card = {"checkpoint": target.name, "steps": meta["steps"], "seed": meta["seed"],
             "editions": meta["editions"], "num_players": meta["num_players"],
             "size_bytes": target.stat().st_size, "evaluation": rows}
-    (out / f"{args.name}.json").write_text(json.dumps(card, indent=1) + "\n", encoding="utf-8")
-    (out / f"{args.name}.md").write_text(text, encoding="utf-8")
+    atomic_write(out / f"{args.name}.json", json.dumps(card, indent=1) + "\n")
+    atomic_write(out / f"{args.name}.md", text)
     curve = str(ROOT / "docs" / f"training_curve_{args.name}.png") if args.curve is None else args.curve
     if (run_dir / "evals.jsonl").exists() and curve:
         plot_curve(run_dir, curve)

@@ -60,7 +60,7 @@ def _shard_worker(remote: Any, parent_remote: Any, env_fns: CloudpickleWrapper) 
         return
 
 
-class ShardedVecEnv(VecEnv):  # type: ignore[misc]
+class ShardedVecEnv(VecEnv):
     """``len(env_fns)`` envs split over ``workers`` processes (see the module docstring)."""
 
     def __init__(self, env_fns: Sequence[Callable[[], gymnasium.Env]], workers: int = 2,
@@ -70,7 +70,7 @@ class ShardedVecEnv(VecEnv):  # type: ignore[misc]
             raise ValueError(f"workers must be 1 to the number of envs ({n}), got {workers}")
         self.shards = [list(map(int, s)) for s in np.array_split(np.arange(n), workers)]
         self._where = [(w, local) for w, shard in enumerate(self.shards) for local in range(len(shard))]
-        ctx = mp.get_context(start_method)
+        ctx: Any = mp.get_context(start_method)  # typeshed's BaseContext lacks Process
         self.remotes, work_remotes = zip(*[ctx.Pipe() for _ in self.shards], strict=True)
         self.processes = []
         for shard, work_remote, remote in zip(self.shards, work_remotes, self.remotes, strict=True):

@@ -6,13 +6,12 @@
 
 The human sits at ``--seat`` (default 0); the other seats, clockwise from the human's left,
 are played by the agents named in ``--opponents`` (one spec for all, or one per opponent,
-comma-separated): names from the agents registry (``random``, ``rule``, ``simple``, ...,
-with options as ``rule:challenge=false``), ``ppo`` for the shipped checkpoint that fits the
-table best (the most specialised one trained on its edition and table size, between equals
-the one trained on round points, else the universal one) or ``ppo:PATH`` for a given one.
-The default is ``ppo``; when ``checkpoints/`` (``--checkpoints``) holds no ``universal*``
-checkpoint, or the PPO agent cannot be loaded, ``ppo`` falls back to ``rule`` with a one-line
-notice.
+comma-separated; ``agents.registry`` documents specs): ``random``, ``rule``, ``simple``,
+``ismcts``..., with options as ``rule:challenge=false``, ``ppo`` for the shipped checkpoint
+for the table (``classic_points`` for classic at 2-4 players, ``universal`` for every other
+table), ``ppo:NAME`` for a shipped one by name, ``ppo:PATH`` for a checkpoint file. The
+default is ``ppo``; when no shipped checkpoint can be loaded, ``ppo`` falls back to ``rule``
+with a one-line notice. Each opponent is labelled with what it is (``ppo[classic_points]``).
 
 Every decision the rules give is the human's: a play or a draw, play or keep a drawn card,
 the color after a wild, the Urrrhhh give-away color, challenge or accept a Wild Draw Four,
@@ -25,54 +24,57 @@ actions numbered; answer with the number or the action's text (``play R7``, ``R7
 
 Only ``game.view(seat)`` and ``game.events(seat)`` of the human's seat are read for display,
 so nothing hidden from the human is shown (cards of others appear only where the human saw
-them). ``--seed`` reproduces a game; ``save`` writes the game (``Game.to_dict``) with the
-table's settings as JSON, and ``--load FILE`` resumes it. ``--no-color`` (or ``NO_COLOR``)
-prints plain text.
+them); events are told by ``uno_env.render.Narrator``, the env's renderer's narrator. AI seats
+are driven by ``agents.choose_action``. ``--seed`` reproduces a game; ``save`` writes the game
+(``Game.to_dict``) with the table's settings as JSON (atomically: a failed write leaves the
+old file), and ``--load FILE`` resumes it; a save is checked key by key (``read_save``) and
+its opponents are built as data: registered agents and checkpoints only, never code.
+``--no-color`` (or ``NO_COLOR``) prints plain text.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import random
 import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard
 
 from rich.console import Console
 from rich.text import Text
 
+from agents import Agent, RuleAgent, choose_action
+from agents.registry import AgentSpecError, agent_label, expand_repeats, make_agent
 from uno_env.core import EDITIONS, Game, Rules
 from uno_env.core import actions as A
-from uno_env.core.cards import KIND_COLOR, WILD
-from uno_env.core.errors import UnoError
+from uno_env.core.cards import KIND_COLOR, WILD, Edition
+from uno_env.core.errors import StateError, UnoError
+from uno_env.files import atomic_write
+from uno_env.render import Line, Narrator, Part
+
+__all__ = ["ForgetfulAgent", "PlaySession", "SavedGame", "build_parser", "card_legend", "main", "make_console",
+           "make_opponent", "read_save", "split_specs"]
 
 SAVE_FORMAT = "uno_env.play"
 SAVE_VERSION = 1
+MAX_SAVE_BYTES = 20_000_000  # a save of a very long game is well under 1 MB
+MAX_SEED = 2**63 - 1
 DEFAULT_SAVE = "uno-save.json"
 PROMPT = "your move> "
 ROUND_PROMPT = "press Enter for the next round> "
-DEFAULT_CHECKPOINTS = Path(__file__).resolve().parent.parent / "checkpoints"
 
 COLOR_STYLES = {
     "red": "bold red", "yellow": "bold yellow", "green": "bold green", "blue": "bold bright_blue",
     "pink": "bold magenta", "purple": "bold purple",
 }
 WILD_STYLE = "bold black on white"
-FLAVOUR = {
-    "WU": '"Urrrhhh!"',
-    "WG": '"By the power of Greyskull... I have the power!"',
-    "WK": "King Pig deals!",
-}
-DRAW_REASON_TEXT = {
-    "turn": "", "draw_two": " (Draw Two)", "draw_four": " (Wild Draw Four)",
-    "challenge_guilty": " (caught bluffing)", "challenge_innocent": " (lost the challenge)",
-    "uno_penalty": " (UNO penalty)", "greyskull": " (by the power of Greyskull)",
-    "start_draw_two": " (first card Draw Two)",
-}
+KIND_STYLES = {"flavour": "bold italic", "strong": "bold"}  # narrator part kinds besides card and color
 HELP = """\
 Answer a prompt with the number of an option or the action's text:
   play R7 (or just R7), draw, keep, color blue (or just blue), give pink, challenge, accept,
@@ -80,27 +82,45 @@ Answer a prompt with the number of an option or the action's text:
 Call UNO yourself: type `uno` during the turn that leaves you one card (alone first, or with
   the play: `play R7 uno`, `3 uno`). Forget it and an opponent may catch you (2 cards).
 Commands: help, show (the table again), save [FILE] (default uno-save.json), quit"""
+PPO_HELP = ("ppo: the shipped checkpoint for the table, classic_points for classic at 2-4 players, "
+            "universal for every other table")
 
-Part = str | tuple[str, str]  # plain text, or (text, style)
+
+def card_legend() -> str:
+    """How card codes read, from the editions' data (shown by ``uno-env play --help``)."""
+    width = max(len(name) for name in EDITIONS) + 2
+    colors = "\n".join(
+        f"  {name:<{width}}" + ", ".join(f"{letter} {color}" for letter, color in zip(ed.letters, ed.colors, strict=True))
+        for name, ed in EDITIONS.items())
+    specials = "\n".join(f"  {ed.special_code:<4} {ed.special_name} ({name} only)" for name, ed in EDITIONS.items()
+                         if ed.special_code)
+    return ("card codes: a color letter first, then the rank (R first is red, R second is Reverse):\n"
+            "  0-9  a number        R7 red 7, G0 green 0\n"
+            "  S    Skip            GS green Skip\n"
+            "  R    Reverse         RR red Reverse, BR blue Reverse\n"
+            "  D    Draw Two        YD yellow Draw Two\n"
+            "  W    Wild\n"
+            "  W4   Wild Draw Four\n"
+            f"{specials}\n"
+            f"color letters by edition:\n{colors}")
 
 
 # ---------------------------------------------------------------------- opponents
-class ForgetfulAgent:
+class ForgetfulAgent(Agent):
     """Wraps an agent: when calling UNO is offered it forgets (``no-uno``) with probability ``p``."""
 
     name = "forgetful"
 
-    def __init__(self, inner: Any, p: float, seed: int | None = None) -> None:
+    def __init__(self, inner: Agent, p: float, seed: int | None = None) -> None:
         if not 0.0 <= p <= 1.0:
             raise ValueError(f"forget probability must be in [0, 1], got {p}")
         self.inner = inner
         self.p = p
         self._rng = random.Random(seed)
 
-    @property
-    def needs_observation(self) -> bool:
-        """Whether the wrapped agent reads the observation vector."""
-        return bool(getattr(self.inner, "needs_observation", False))
+    def observation_players(self) -> int | None:
+        """The wrapped agent's observation size (the wrapper reads nothing itself)."""
+        return self.inner.observation_players()
 
     def act(self, observation: Mapping[str, Any] | None, info: Mapping[str, Any]) -> int:
         """The wrapped agent's action, except that an UNO call is sometimes forgotten."""
@@ -122,36 +142,6 @@ class ForgetfulAgent:
         return f"ForgetfulAgent({self.inner!r}, p={self.p})"
 
 
-def default_checkpoint(directory: Path, edition: str | None = None, num_players: int | None = None) -> Path | None:
-    """The shipped checkpoint to play: for a given edition and table size, the most specialised
-    ``*.safetensors`` trained on both (``classic`` over ``universal`` for classic at 2-4 players;
-    between equally specialised ones, one trained on round points, ``env.reward: score``, since
-    points decide the whole games people play); else ``universal.safetensors``, else the first
-    ``universal*``."""
-    if not directory.is_dir():
-        return None
-    if edition is not None and num_players is not None:
-        from agents.ppo_agent import CheckpointError, read_checkpoint
-
-        fits = []
-        for path in sorted(directory.glob("*.safetensors")):
-            try:
-                _, meta = read_checkpoint(path)
-            except (CheckpointError, OSError):
-                continue
-            editions, tables = meta.get("editions") or [], meta.get("num_players") or []
-            if edition in editions and num_players in tables:
-                on_points = ((meta.get("config") or {}).get("env") or {}).get("reward") == "score"
-                fits.append((len(editions) * len(tables), not on_points, path.name, path))
-        if fits:
-            return min(fits)[-1]
-    preferred = directory / "universal.safetensors"
-    if preferred.is_file():
-        return preferred
-    found = sorted(p for p in directory.glob("universal*") if p.is_file())
-    return found[0] if found else None
-
-
 def split_specs(text: str) -> list[str]:
     """Opponent specs from a comma list; ``key=value`` pieces belong to the spec before them, ``x*3`` repeats."""
     specs: list[str] = []
@@ -161,63 +151,139 @@ def split_specs(text: str) -> list[str]:
         if specs and "=" in piece and ":" not in piece.split("=", 1)[0]:
             specs[-1] += "," + piece
             continue
-        name, star, count = piece.rpartition("*")
-        if star and count.isdigit() and name:
-            specs += [name] * int(count)
-        else:
-            specs.append(piece)
-    return specs
+        specs.append(piece)
+    return expand_repeats(specs)
 
 
-def make_opponent(spec: str, checkpoints: Path, notices: list[str], edition: str | None = None,
-                  num_players: int | None = None) -> tuple[Any, str]:
-    """An agent and its display label for one spec; ``ppo`` (the shipped checkpoint for this edition
-    and table size, ``default_checkpoint``) falls back to ``rule`` with a notice."""
-    from agents import RuleAgent, make_agent
-
-    name, _, rest = spec.partition(":")
-    if name == "ppo" and "=" in rest:  # registry options (ppo:path=FILE,deterministic=false): no fallback
-        try:
-            return make_agent(spec), "ppo"
-        except Exception as err:
-            raise ValueError(f"cannot load {spec!r}: {err}") from None
-    if name == "ppo":
-        path: Path | None = None
-        if rest:
-            path = Path(rest)
-            if not path.exists():
-                raise ValueError(f"PPO checkpoint {rest!r} does not exist")
-        else:
-            path = default_checkpoint(checkpoints, edition, num_players)
-        reason = ""
-        if path is None:
-            reason = f"no shipped PPO checkpoint in {checkpoints}"
-        else:
-            try:
-                return _ppo_class().load(str(path)), "ppo"
-            except Exception as err:  # any failure to load: a missing class, torch, a bad file
-                if rest:
-                    raise ValueError(f"cannot load PPO checkpoint {rest!r}: {err}") from None
-                reason = f"cannot load the PPO checkpoint {path} ({type(err).__name__}: {err})"
-        notice = f"Notice: {reason}; 'ppo' opponents play the rule agent instead."
+def make_opponent(spec: str, checkpoints: Path | None, notices: list[str], edition: str | None = None,
+                  num_players: int | None = None, *, allow_import: bool = False) -> tuple[Agent, str]:
+    """An agent and its display label for one spec (``agents.registry.make_agent``, with
+    ``allow_import`` only for specs typed on the command line); a bare ``ppo`` that cannot be
+    built (no shipped checkpoint, a damaged one) falls back to ``rule`` with a notice."""
+    try:
+        agent = make_agent(spec, allow_import=allow_import, edition=edition, num_players=num_players,
+                           checkpoints=checkpoints)
+    except AgentSpecError as err:
+        if spec.strip() != "ppo":
+            raise
+        notice = f"Notice: {err}; 'ppo' opponents play the rule agent instead."
         if notice not in notices:
             notices.append(notice)
         return RuleAgent(), "rule"
-    return make_agent(spec), name
+    return agent, agent_label(spec, agent)
 
 
-def _ppo_class() -> Any:
-    """``agents.PPOAgent`` (or ``agents.ppo.PPOAgent``); raises ImportError when neither exists."""
-    import importlib
+# ---------------------------------------------------------------------- saves
+@dataclass(frozen=True)
+class SavedGame:
+    """A save read by ``read_save``: the game, and the table's settings (None: not in the file)."""
 
-    import agents
+    game: Game
+    human_seat: int | None = None
+    opponents: list[str] | None = None
+    forgetful: float = 0.0
+    seed: int = 0
+    uno_prompt: bool = False
 
-    found = getattr(agents, "PPOAgent", None)
-    if found is None:
-        found = getattr(importlib.import_module("agents.ppo"), "PPOAgent", None)
-    if found is None:
-        raise ImportError("agents.PPOAgent is not available")
-    return found
+
+def _int(value: object) -> TypeGuard[int]:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def read_save(path: str | os.PathLike[str]) -> SavedGame:
+    """Read a file written by ``save`` (or a bare ``Game.to_dict`` JSON); raises ``StateError``.
+
+    Every key present is checked: ``human_seat`` a seat of the game, ``opponents`` a non-empty
+    list of agent specs (text; built later as data, ``make_agent`` without imports), ``forgetful``
+    a number in [0, 1], ``seed`` an int in 0..2**63-1, ``uno_prompt`` true or false; unknown
+    keys are refused. Nothing is changed when a file is refused.
+    """
+    where = os.fspath(path)
+    try:
+        with open(path, "rb") as handle:
+            raw = handle.read(MAX_SAVE_BYTES + 1)
+    except OSError as err:
+        raise StateError(f"cannot read {where}: {err.strerror or err}") from None
+    if len(raw) > MAX_SAVE_BYTES:
+        raise StateError(f"{where} is larger than {MAX_SAVE_BYTES} bytes: not a saved game")
+    try:
+        data = json.loads(raw)
+    except (ValueError, RecursionError) as err:
+        raise StateError(f"{where} is not a saved game: not JSON ({str(err)[:80]})") from None
+    if not isinstance(data, dict):
+        raise StateError(f"{where} is not a saved game: expected a JSON object")
+    if data.get("format") != SAVE_FORMAT:  # a bare Game.to_dict()
+        return SavedGame(_game(data, where))
+    if data.get("version") != SAVE_VERSION:
+        raise StateError(f"{where}: save version {data.get('version')!r}, this uno-env reads version {SAVE_VERSION}")
+    known = {"format", "version", "human_seat", "opponents", "forgetful", "seed", "uno_prompt", "game"}
+    unknown = sorted(set(data) - known)
+    if unknown:
+        raise StateError(f"{where}: unknown key(s) {', '.join(map(repr, unknown))}; a save has {', '.join(sorted(known))}")
+    if "game" not in data:
+        raise StateError(f"{where}: no 'game' (the saved Game.to_dict())")
+    game = _game(data["game"], where)
+    human = data.get("human_seat")
+    if "human_seat" in data and not (_int(human) and 0 <= human < game.num_players):
+        raise StateError(f"{where}: human_seat must be a seat 0..{game.num_players - 1}, got {json.dumps(human)[:80]}")
+    opponents = data.get("opponents")
+    if "opponents" in data and not (isinstance(opponents, list) and opponents
+                                    and all(isinstance(s, str) for s in opponents)):
+        raise StateError(f"{where}: opponents must be a list of agent specs (text such as \"rule\"), "
+                         f"got {json.dumps(opponents)[:80]}")
+    forgetful = data.get("forgetful", 0.0)
+    if not (isinstance(forgetful, int | float) and not isinstance(forgetful, bool) and math.isfinite(forgetful)
+            and 0.0 <= forgetful <= 1.0):
+        raise StateError(f"{where}: forgetful must be a number in [0, 1], got {json.dumps(forgetful)[:80]}")
+    seed = data.get("seed", 0)
+    if not (_int(seed) and 0 <= seed <= MAX_SEED):
+        raise StateError(f"{where}: seed must be an int in 0..{MAX_SEED}, got {json.dumps(seed)[:80]}")
+    uno_prompt = data.get("uno_prompt", False)
+    if not isinstance(uno_prompt, bool):
+        raise StateError(f"{where}: uno_prompt must be true or false, got {json.dumps(uno_prompt)[:80]}")
+    return SavedGame(game, human, opponents, float(forgetful), seed, uno_prompt)
+
+
+def _game(data: object, where: str) -> Game:
+    try:
+        return Game.from_dict(data)
+    except (UnoError, ValueError, TypeError, KeyError, IndexError, RecursionError) as err:
+        raise StateError(f"{where} is not a saved game: {err}") from None
+
+
+# ---------------------------------------------------------------------- styling
+def styled(parts: Sequence[Part | Sequence[Part]], edition: Edition) -> Text:
+    """Rich text from narrator parts: cards in their color, color names in theirs."""
+    text = Text()
+    for part in parts:
+        items = [part] if isinstance(part, str | tuple) else part
+        for item in items:
+            if isinstance(item, str):
+                text.append(item)
+                continue
+            body, kind = item
+            if kind == "card":
+                text.append(body, style=card_style(body, edition))
+            elif kind == "color":
+                text.append(body, style=COLOR_STYLES.get(body, "bold"))
+            else:
+                text.append(body, style=KIND_STYLES.get(kind, kind))
+    return text
+
+
+def card_style(code: str, edition: Edition) -> str:
+    """The rich style of a card code: its color, or black on white for wilds."""
+    kind = edition.kind(code)
+    if kind >= WILD:
+        return WILD_STYLE
+    return COLOR_STYLES.get(edition.colors[KIND_COLOR[kind]], "bold")
+
+
+def make_console(no_color: bool) -> Console:
+    """Rich console; plain text when ``no_color`` (or NO_COLOR is set)."""
+    plain = no_color or bool(os.environ.get("NO_COLOR"))
+    return Console(color_system=None if plain else "auto", no_color=plain, highlight=False, markup=False,
+                   emoji=False, soft_wrap=True)
 
 
 # ---------------------------------------------------------------------- the session
@@ -228,7 +294,7 @@ class Quit(Exception):
 class PlaySession:
     """Runs one game: AI seats act through their agents, the human's seat through prompts."""
 
-    def __init__(self, game: Game, human: int, agents: dict[int, Any], labels: dict[int, str], *,
+    def __init__(self, game: Game, human: int, agents: dict[int, Agent], labels: dict[int, str], *,
                  console: Console, input_fn: Callable[[str], str] = input, delay: float = 0.0,
                  uno_prompt: bool = False, seed: int = 0, specs: Sequence[str] = (), forgetful: float = 0.0,
                  save_path: str = DEFAULT_SAVE) -> None:
@@ -245,58 +311,33 @@ class PlaySession:
         self.forgetful = forgetful
         self.save_path = save_path
         self.edition = game.edition
+        self.narrator = Narrator(game.edition, human)
         self.shown = 0  # events printed so far (index into game.events)
         self.precalled = False  # the human said "uno" this turn
-        self.last_color = ""  # the color last named (King Pig's deal stops on it)
-        self.last_played = ""  # the card last played (what an "accept" accepts)
         self.summarized = -1  # the round whose summary was printed
 
     # ---------------------------------------------------------------- output helpers
     def card(self, code: str | None) -> Part:
-        """A card code styled in its color."""
-        if code is None:
-            return "a card"
-        kind = self.edition.kind(code)
-        if kind >= WILD:
-            return (code, WILD_STYLE)
-        return (code, COLOR_STYLES.get(self.edition.colors[KIND_COLOR[kind]], "bold"))
+        """A card code as a styled part."""
+        return "a card" if code is None else (code, "card")
 
     def color(self, name: str | None) -> Part:
-        """A color name styled in that color."""
-        if name is None:
-            return "(not named yet)"
-        return (name, COLOR_STYLES.get(name, "bold"))
+        """A color name as a styled part."""
+        return "(not named yet)" if name is None else (name, "color")
 
-    def cards(self, codes: Sequence[str]) -> list[Part]:
-        parts: list[Part] = []
+    def cards(self, codes: Sequence[str]) -> Line:
+        parts: Line = []
         for i, code in enumerate(codes):
             if i:
                 parts.append(" ")
             parts.append(self.card(code))
         return parts or ["-"]
 
-    def say(self, *parts: Part | list[Part]) -> None:
-        text = Text()
-        for part in parts:
-            items = part if isinstance(part, list) else [part]
-            for item in items:
-                if isinstance(item, tuple):
-                    text.append(item[0], style=item[1])
-                else:
-                    text.append(item)
-        self.console.print(text)
+    def say(self, *parts: Part | Sequence[Part]) -> None:
+        self.console.print(styled(parts, self.edition))
 
     def who(self, seat: int | None) -> str:
-        if seat is None:
-            return "nobody"
-        return "you" if seat == self.human else f"player {seat}"
-
-    def verb(self, seat: int | None, base: str, third: str | None = None) -> str:
-        return base if seat == self.human else (third or base + "s")
-
-    def subject(self, seat: int | None, base: str, third: str | None = None) -> str:
-        who = self.who(seat)
-        return f"{who[0].upper()}{who[1:]} {self.verb(seat, base, third)}"
+        return self.narrator.who(seat)
 
     def pause(self) -> None:
         if self.delay > 0:
@@ -312,27 +353,28 @@ class PlaySession:
             title += " (lowest total wins)"
         if rules["elimination"]:
             title += " (elimination)"
-        self.say(("== " + title + " ==", "bold"))
+        self.say(("== " + title + " ==", "strong"))
         direction = "clockwise" if view["direction"] > 0 else "counter-clockwise"
-        line: list[Part] = ["Top card: ", self.card(view["top_card"]), "   color: ", self.color(view["active_color"]),
-                            f"   direction: {direction}   draw pile: {view['draw_pile_size']}"]
+        line: Line = ["Top card: ", self.card(view["top_card"]), "   color: ", self.color(view["active_color"]),
+                      f"   direction: {direction}   draw pile: {view['draw_pile_size']}"]
         if view["penalty"]:
             line.append(f"   penalty: {view['penalty']} cards")
         self.say(line)
         known = {o["seat"]: o["known_cards"] for o in view["opponents"]}
+        width = max(8, *(len(label) for label in self.labels.values()))
         for seat in range(view["num_players"]):
-            name = f"player {seat}"
             label = "you" if seat == self.human else self.labels.get(seat, "?")
             marks = []
-            if view["teams"][seat] is not None:
-                marks.append(f"team {'AB'[view['teams'][seat]]}")
+            team = view["teams"][seat]
+            if team is not None:
+                marks.append(f"team {'AB'[team]}")
             if seat == view["dealer"]:
                 marks.append("dealer")
             if view["eliminated"][seat]:
                 marks.append("eliminated")
             n = view["hand_sizes"][seat]
-            row: list[Part] = [f"  {name:<9} {label:<8} {n:>2} card{'s' if n != 1 else ' '}  "
-                               f"{view['scores'][seat]:>4} points"]
+            row: Line = [f"  {f'player {seat}':<9} {label:<{width}} {n:>2} card{'s' if n != 1 else ' '}  "
+                         f"{view['scores'][seat]:>4} points"]
             if marks:
                 row.append("  " + ", ".join(marks))
             if view["uno_called"][seat]:
@@ -342,7 +384,7 @@ class PlaySession:
             self.say(row)
         self.say("Your hand: ", self.cards(view["hand"]))
 
-    def action_label(self, action: A.Action, view: Mapping[str, Any]) -> list[Part]:
+    def action_label(self, action: A.Action, view: Mapping[str, Any]) -> Line:
         """An option's text, with context (whose W4, how many cards, whose hand)."""
         text = action.text
         aid = int(action)
@@ -369,106 +411,21 @@ class PlaySession:
 
     # ---------------------------------------------------------------- events
     def show_events(self) -> None:
-        """Print the events the human may see since the last call, one line each."""
+        """Print the events the human may see since the last call (``uno_env.render.Narrator``)."""
         events = self.game.events(self.human)
-        new = events[self.shown:]
+        told = self.narrator.tell(events, self.shown)
         self.shown = len(events)
-        i = 0
-        while i < len(new):
-            e = new[i]
-            if e["type"] == "draw" and not (e["reason"] == "greyskull" and e["seat"] != self.human):
-                j = i + 1
-                while (j < len(new) and new[j]["type"] == "draw" and new[j]["seat"] == e["seat"]
-                       and new[j]["reason"] == e["reason"]):
-                    j += 1
-                self.say_draws(new[i:j])
-                i = j
-                continue
-            if e["type"] == "show":
-                j = i + 1
-                while j < len(new) and new[j]["type"] == "show" and new[j]["seat"] == e["seat"]:
-                    j += 1
-                self.say(f"Player {e['seat']} shows you their hand: ", self.cards([x["card"] for x in new[i:j]]))
-                i = j
-                continue
-            self.say_event(e)
-            if e["type"] == "king_pig":
+        for kind, line in told:
+            if kind == "game_end":
+                continue  # the game-over line says it, with the scores
+            self.say(line)
+            if kind == "king_pig":
                 self.pause()
-            i += 1
-
-    def say_draws(self, draws: list[dict[str, Any]]) -> None:
-        seat = draws[0]["seat"]
-        reason = DRAW_REASON_TEXT.get(draws[0]["reason"], "")
-        if seat == self.human:
-            self.say("You draw ", self.cards([d["card"] for d in draws]), reason)
-        else:
-            n = len(draws)
-            self.say(f"Player {seat} draws {'a card' if n == 1 else f'{n} cards'}{reason}")
-
-    def say_event(self, e: dict[str, Any]) -> None:
-        kind, seat, card, other = e["type"], e["seat"], e["card"], e["other"]
-        if kind == "play":
-            self.last_played = card or ""
-            parts: list[Part] = [self.subject(seat, "play"), " ", self.card(card)]
-            if card in FLAVOUR:
-                parts += [" - ", (FLAVOUR[card], "bold italic")]
-            self.say(parts)
-        elif kind == "give":
-            giver = self.subject(seat, "give")
-            if card is None:
-                self.say(('  "Urrrhhh!" ', "italic"), f"{giver} a card to {self.who(other)}")
-            else:
-                self.say(('  "Urrrhhh!" ', "italic"), f"{giver} ", self.card(card), f" to {self.who(other)}")
-        elif kind == "king_pig":
-            parts = ["  King Pig deals ", self.card(card), f" to {self.who(seat)}"]
-            kind_ = self.edition.kind(card)
-            if kind_ < WILD and self.edition.colors[KIND_COLOR[kind_]] == self.last_color:
-                parts.append(f" - {self.last_color}: the deal stops")
-            self.say(parts)
-        elif kind == "greyskull":
-            self.say(f"  By the power of Greyskull, {self.who(seat)} {self.verb(seat, 'draw')} 3 cards")
-        elif kind == "color":
-            self.last_color = e["color"]
-            self.say(self.subject(seat, "name"), " ", self.color(e["color"]))
-        elif kind == "reverse":
-            self.say("Play reverses: now " + ("clockwise" if (other or 0) > 0 else "counter-clockwise"))
-        elif kind == "dealer":
-            self.say((f"-- Round {other}: {self.who(seat)} {'deal' if seat == self.human else 'deals'} "
-                      f"seven cards each --", "bold"))
-        elif kind == "start":
-            self.say("The first card is ", self.card(card))
-        elif kind == "return_w4":
-            self.say("A Wild Draw Four turned first goes back into the deck")
-        elif kind == "round_end":
-            self.say((f"{self.subject(seat, 'go', 'goes')} out!", "bold"))
-        elif kind == "game_end":
-            pass  # the game-over line says it
-        else:
-            text = {
-                "pass": f"{self.subject(seat, 'have', 'has')} to draw but no card is left",
-                "keep": f"{self.subject(seat, 'keep')} the drawn card",
-                "uno": f"{self.subject(seat, 'call')} UNO!",
-                "no_uno": f"{self.subject(seat, 'do', 'does')} not call UNO!",
-                "catch": f"{self.subject(seat, 'catch', 'catches')} {self.who(other)} not calling UNO: 2 cards",
-                "no_catch": f"{self.subject(seat, 'let')} it pass",
-                "challenge": f"{self.subject(seat, 'challenge')} the Wild Draw Four of {self.who(other)}",
-                "guilty": f"{self.subject(seat, 'was', 'was')} bluffing!",
-                "innocent": f"{self.subject(seat, 'was', 'was')} not bluffing",
-                "accept": f"{self.subject(seat, 'accept')} "
-                          + ("the Wild Draw Four" if self.last_played == "W4" else "the draws"),
-                "skip": f"{self.subject(seat, 'are', 'is')} skipped",
-                "swap": f"{self.subject(seat, 'swap')} hands with {self.who(other)}",
-                "rotate": "Every hand passes one seat " + ("clockwise" if (other or 0) > 0 else "counter-clockwise"),
-                "eliminated": f"{self.subject(seat, 'are', 'is')} eliminated with {other} points",
-                "reshuffle": "The discard pile is reshuffled into the draw pile",
-            }.get(kind)
-            if text:
-                self.say(text)
 
     def round_summary(self) -> None:
         view = self.game.view(self.human)
         self.summarized = view["round"]
-        self.say((f"== Round {view['round']} over: {self.who(view['round_winner'])} went out ==", "bold"))
+        self.say((f"== Round {view['round']} over: {self.who(view['round_winner'])} went out ==", "strong"))
         lowest = view["rules"]["scoring"] == "lowest" or view["rules"]["elimination"]
         for seat in range(view["num_players"]):
             label = "you" if seat == self.human else self.labels.get(seat, "?")
@@ -521,17 +478,8 @@ class PlaySession:
             return 0
 
     def ai_decision(self, seat: int) -> None:
-        agent = self.agents[seat]
-        info = self.game.view(seat)
-        obs: dict[str, Any] = {"action_mask": _mask(info["legal_action_ids"])}
-        if getattr(agent, "needs_observation", False):
-            from uno_env.observation import observe
-
-            max_players = getattr(agent, "max_players", None) or getattr(
-                getattr(agent, "inner", None), "max_players", None) or 10
-            obs["observation"] = observe(self.game, seat, max_players=int(max_players))
-        action = agent.act(obs, info)
-        self.game.step(int(action))
+        """The agent at ``seat`` decides (``agents.choose_action``)."""
+        self.game.step(choose_action(self.agents[seat], self.game, seat))
         self.pause()
 
     def between_rounds(self) -> None:
@@ -560,9 +508,9 @@ class PlaySession:
         elif head == "save":
             path = words[1].strip() if len(words) > 1 else self.save_path
             try:
-                Path(path).write_text(json.dumps(self.save_data()))
+                atomic_write(path, json.dumps(self.save_data()))
             except OSError as err:
-                self.say(f"Could not save to {path}: {err}")
+                self.say(f"Could not save to {path}: {err.strerror or err}; nothing was written")
             else:
                 self.say(f"Saved to {path}. Resume with: uno-env play --load {path}")
         elif head in ("quit", "exit", "q"):
@@ -590,6 +538,10 @@ class PlaySession:
         if phase in ("play", "stack"):
             self.show_table()
         elif phase == "play_drawn":
+            if [int(a) for a in legal] == [A.KEEP]:  # rule 3.4: an unplayable drawn card is kept, no choice
+                self.say("You drew ", self.card(view["drawn_card"]), ": it cannot be played, so you keep it.")
+                game.step(A.KEEP)
+                return
             self.say("You drew ", self.card(view["drawn_card"]), ": play it or keep it?")
         elif phase == "challenge":
             self.say(f"Player {view['pending_player']} played a Wild Draw Four on you "
@@ -598,7 +550,7 @@ class PlaySession:
             self.say(f"Player {view['pending_player']} has one card and did not call UNO!")
         elif phase in ("choose_color", "give_away", "swap"):
             self.say("Your hand: ", self.cards(view["hand"]))
-        options: list[Part] = ["Options:"]
+        options: Line = ["Options:"]
         for i, option in enumerate(legal, 1):
             options += [f"  {i}) ", *self.action_label(option, view)]
         self.say(options)
@@ -653,80 +605,61 @@ class PlaySession:
         raise ValueError(f"{line.strip()!r} is not one of your options now")
 
 
-def _mask(legal: Sequence[int]) -> Any:
-    import numpy as np
-
-    mask = np.zeros(A.NUM_ACTIONS, dtype=np.int8)
-    mask[list(legal)] = 1
-    return mask
-
-
 # ---------------------------------------------------------------------- command line
 def build_parser() -> argparse.ArgumentParser:
+    """The ``uno-env play`` argument parser (every flag has a help line)."""
     parser = argparse.ArgumentParser(
         prog="uno-env play", description="Play UNO in the terminal against AI opponents.",
-        epilog="In the game: answer with an option's number or its text (play R7, draw, uno, ...); "
-               "commands help, show, save [FILE], quit.")
-    parser.add_argument("--edition", default="classic", choices=list(EDITIONS))
+        epilog="In the game: answer with an option's number or its text (play R7, draw, uno, ...);\n"
+               "commands: help, show, save [FILE], quit.\n\n" + card_legend(),
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--edition", default="classic", choices=list(EDITIONS), help="which deck (default classic)")
     parser.add_argument("--players", type=int, default=4, help="table size, 2-10 (default 4)")
-    parser.add_argument("--opponents", default=None,
+    parser.add_argument("--opponents", default=None, metavar="SPECS",
                         help="agent specs, one for all or one per opponent, comma-separated, clockwise from "
-                             "your left: random, rule, simple, ppo, ppo:PATH, rule:challenge=false, ... "
-                             "(default ppo: the shipped universal checkpoint, else rule)")
+                             "your left: random, rule, simple, ismcts, ppo, ppo:NAME, ppo:PATH, "
+                             "rule:challenge=false, package.module:Class... (default ppo; " + PPO_HELP
+                             + "; rule when none can be loaded)")
     parser.add_argument("--seat", type=int, default=0, help="your seat (default 0)")
     parser.add_argument("--seed", type=int, default=None, help="reproduce a game (default: random, printed)")
     parser.add_argument("--load", metavar="FILE", help="resume a game saved with `save`")
     parser.add_argument("--target", type=int, default=500, help="target score (default 500)")
-    parser.add_argument("--uno-call", choices=["explicit", "auto"], default="explicit")
+    parser.add_argument("--uno-call", choices=["explicit", "auto"], default="explicit",
+                        help="explicit: players call UNO and can be caught (default); auto: calls are automatic")
     parser.add_argument("--no-bluff", action="store_true", help="forbid bluffing a Wild Draw Four")
-    parser.add_argument("--scoring", choices=["standard", "lowest"], default="standard")
+    parser.add_argument("--scoring", choices=["standard", "lowest"], default="standard",
+                        help="standard: the round's winner scores the others' cards (default); lowest: "
+                             "each scores their own hand, lowest total wins")
     parser.add_argument("--teams", action="store_true", help="partners by alternating seats")
     parser.add_argument("--elimination", action="store_true", help="Challenge UNO (elimination)")
     parser.add_argument("--stacking", action="store_true", help="house rule: stack Draw Twos / Draw Fours")
     parser.add_argument("--seven-zero", action="store_true", help="house rule: 7 swaps hands, 0 rotates them")
-    parser.add_argument("--draw-until-playable", action="store_true", help="house rule")
+    parser.add_argument("--draw-until-playable", action="store_true",
+                        help="house rule: draw until a playable card comes, then play it")
     parser.add_argument("--forgetful", type=float, default=0.0, metavar="P",
                         help="AI opponents forget to call UNO with probability P (default 0)")
     parser.add_argument("--uno-prompt", action="store_true",
                         help="ask whether to call UNO instead of leaving it to you to say it")
     parser.add_argument("--delay", type=float, default=0.3, metavar="SECONDS",
                         help="pause after each AI move and each card King Pig deals (default 0.3; 0 for none)")
-    parser.add_argument("--no-color", action="store_true", help="plain text, no colors")
-    parser.add_argument("--checkpoints", type=Path, default=DEFAULT_CHECKPOINTS,
-                        help="where the shipped checkpoints live (default: the repository's checkpoints/)")
-    parser.add_argument("--save-file", default=DEFAULT_SAVE, help="default file for `save` (uno-save.json)")
+    parser.add_argument("--no-color", action="store_true", help="plain text, no colors (also: NO_COLOR=1)")
+    parser.add_argument("--checkpoints", type=Path, default=None, metavar="DIR",
+                        help="where ppo and ppo:NAME look for checkpoints (default: the shipped checkpoints/)")
+    parser.add_argument("--save-file", default=DEFAULT_SAVE, metavar="FILE",
+                        help="default file for `save` (default uno-save.json)")
     return parser
-
-
-def make_console(no_color: bool) -> Console:
-    """Rich console; plain text when ``no_color`` (or NO_COLOR is set)."""
-    plain = no_color or bool(os.environ.get("NO_COLOR"))
-    return Console(color_system=None if plain else "auto", no_color=plain, highlight=False, markup=False,
-                   emoji=False, soft_wrap=True)
 
 
 def setup(args: argparse.Namespace, console: Console) -> PlaySession:
     """Build the game and the opponents from the arguments (or a save); raises ValueError."""
-    saved: dict[str, Any] = {}
+    saved: SavedGame | None = None
     if args.load:
-        try:
-            data = json.loads(Path(args.load).read_text())
-        except (OSError, ValueError) as err:
-            raise ValueError(f"cannot read {args.load}: {err}") from None
-        if isinstance(data, dict) and data.get("format") == SAVE_FORMAT:
-            saved = data
-            game_data = data.get("game")
-        else:
-            game_data = data  # a bare Game.to_dict()
-        try:
-            game = Game.from_dict(game_data)
-        except UnoError as err:
-            raise ValueError(f"{args.load} is not a saved game: {err}") from None
-        human = int(saved.get("human_seat", args.seat))
-        seed = int(saved.get("seed", 0)) * 1_000_003 + len(game.log)
-        specs_text = args.opponents or ",".join(saved.get("opponents", [])) or "ppo"
-        forgetful = args.forgetful or float(saved.get("forgetful", 0.0))
-        uno_prompt = args.uno_prompt or bool(saved.get("uno_prompt", False))
+        saved = read_save(args.load)
+        game = saved.game
+        human = saved.human_seat if saved.human_seat is not None else args.seat
+        seed = saved.seed * 1_000_003 + len(game.log)
+        forgetful = args.forgetful or saved.forgetful
+        uno_prompt = args.uno_prompt or saved.uno_prompt
     else:
         seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1_000_000)
         try:
@@ -734,18 +667,22 @@ def setup(args: argparse.Namespace, console: Console) -> PlaySession:
                           uno_call=args.uno_call, allow_bluff=not args.no_bluff, scoring=args.scoring,
                           teams=args.teams, elimination=args.elimination, stacking=args.stacking,
                           seven_zero=args.seven_zero, draw_until_playable=args.draw_until_playable)
+            game = Game(rules, seed=seed)
         except UnoError as err:
             raise ValueError(str(err)) from None
-        game = Game(rules, seed=seed)
         human = args.seat
-        specs_text = args.opponents or "ppo"
         forgetful = args.forgetful
         uno_prompt = args.uno_prompt
         console.print(f"Seed {seed} (replay this game with --seed {seed})")
     n = game.num_players
     if not 0 <= human < n:
         raise ValueError(f"--seat must be 0..{n - 1}, got {human}")
-    specs = split_specs(specs_text)
+    from_file = args.opponents is None and saved is not None and saved.opponents is not None
+    if from_file:
+        assert saved is not None and saved.opponents is not None
+        specs = list(saved.opponents)
+    else:
+        specs = split_specs(args.opponents or "ppo")
     if len(specs) == 1:
         specs *= n - 1
     if len(specs) != n - 1:
@@ -753,19 +690,18 @@ def setup(args: argparse.Namespace, console: Console) -> PlaySession:
     if not 0.0 <= forgetful <= 1.0:
         raise ValueError(f"--forgetful must be in [0, 1], got {forgetful}")
     notices: list[str] = []
-    agents: dict[int, Any] = {}
+    agents: dict[int, Agent] = {}
     labels: dict[int, str] = {}
     seeder = random.Random(seed)
     for offset, spec in enumerate(specs, 1):
         seat = (human + offset) % n
-        agent, label = make_opponent(spec, args.checkpoints, notices, game.rules.edition, n)
+        # Specs typed on the command line may import an agent class; specs from a save are data.
+        agent, label = make_opponent(spec, args.checkpoints, notices, game.rules.edition, n,
+                                     allow_import=not from_file)
         if forgetful > 0:
             agent = ForgetfulAgent(agent, forgetful)
-        agent_seed = seeder.getrandbits(63)
-        if hasattr(agent, "seed"):
-            agent.seed(agent_seed)
-        if hasattr(agent, "reset"):
-            agent.reset()
+        agent.seed(seeder.getrandbits(63))
+        agent.reset()
         agents[seat] = agent
         labels[seat] = label
     for notice in notices:
@@ -776,22 +712,21 @@ def setup(args: argparse.Namespace, console: Console) -> PlaySession:
                        seed=seed, specs=specs, forgetful=forgetful, save_path=args.save_file)
 
 
-def main(argv: list[str] | None = None) -> None:
-    """Entry point of ``uno-env play``."""
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of ``uno-env play``; returns the exit status (2 for bad options or a bad save)."""
     args = build_parser().parse_args(argv)
     console = make_console(args.no_color)
     try:
         try:
             session = setup(args, console)
-        except ValueError as err:
+        except ValueError as err:  # AgentSpecError, StateError, bad options: all say what is allowed
             print(f"uno-env play: error: {err}", file=sys.stderr)
-            raise SystemExit(2) from None
-        code = session.run()
+            return 2
+        return session.run()
     except KeyboardInterrupt:
         print("\nInterrupted: goodbye (the game was not saved).", flush=True)
-        raise SystemExit(130) from None
-    raise SystemExit(code)
+        return 130
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -1,0 +1,206 @@
+"""Training configs as untrusted data: numbers finite and in range, names under runs/, no code from a config."""
+
+from __future__ import annotations
+
+import dataclasses
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("yaml")
+
+from training import config as config_module  # noqa: E402
+from training.config import ConfigError, TrainConfig, commented_defaults, config_from_dict, load_config  # noqa: E402
+from training.train import main  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+
+FLOAT_KEYS = [("ppo", "learning_rate"), ("ppo", "clip_range"), ("ppo", "ent_coef"), ("ppo", "vf_coef"),
+              ("ppo", "gamma"), ("ppo", "gae_lambda"), ("ppo", "max_grad_norm"), ("env", "reward_scale"),
+              ("env", "truncation_reward"), ("pool", "baseline_share"), ("pool", "latest_share"),
+              ("imitation", "learning_rate")]
+
+
+def _set(section: str, key: str, value: Any) -> dict[str, Any]:
+    return {section: {key: value}}
+
+
+@pytest.mark.parametrize("section, key", FLOAT_KEYS)
+@pytest.mark.parametrize("value", [float("nan"), float("inf"), float("-inf")])
+def test_every_float_key_refuses_nan_and_infinity_naming_the_key(section: str, key: str, value: float) -> None:
+    with pytest.raises(ConfigError, match=rf"{section}\.{key}: expected a finite number"):
+        config_from_dict(_set(section, key, value))
+
+
+@pytest.mark.parametrize("data, key", [
+    (_set("ppo", "learning_rate", 5.0), "ppo.learning_rate"),
+    (_set("ppo", "learning_rate", 0.0), "ppo.learning_rate"),
+    (_set("ppo", "clip_range", -0.1), "ppo.clip_range"),
+    (_set("ppo", "ent_coef", 2.0), "ppo.ent_coef"),
+    (_set("ppo", "vf_coef", -1.0), "ppo.vf_coef"),
+    (_set("ppo", "max_grad_norm", 0.0), "ppo.max_grad_norm"),
+    (_set("ppo", "hidden", [128, 100_000]), "ppo.hidden"),
+    (_set("env", "reward_scale", 0.0), "env.reward_scale"),
+    (_set("env", "reward_scale", 1e9), "env.reward_scale"),
+    (_set("env", "truncation_reward", -1e300), "env.truncation_reward"),
+    (_set("env", "max_turns", 0), "env.max_turns"),
+    (_set("imitation", "learning_rate", 3.0), "imitation.learning_rate"),
+    ({"seed": 2**70}, "seed"),
+    ({"seed": 2**32}, "seed"),
+    ({"seed": -1}, "seed"),
+    (_set("eval", "seed", 2**32), "eval.seed"),
+    ({"total_steps": 10**30}, "total_steps"),
+])
+def test_numbers_out_of_range_are_refused_naming_the_key(data: dict[str, Any], key: str) -> None:
+    with pytest.raises(ConfigError, match=key.replace(".", r"\.")):
+        config_from_dict(data)
+
+
+def test_the_largest_seed_numpy_takes_is_accepted() -> None:
+    assert config_from_dict({"seed": 2**32 - 1}).seed == 2**32 - 1
+
+
+@pytest.mark.parametrize("name", ["../../../elsewhere", "/tmp/abs", "a/b", "..", ".", "", ".hidden", "x" * 101,
+                                  "run name", "run\x00"])
+def test_run_names_that_would_leave_runs_are_refused(name: str) -> None:
+    with pytest.raises(ConfigError, match="name: "):
+        config_from_dict({"name": name})
+
+
+def test_a_plain_run_name_stays_under_runs() -> None:
+    config = config_from_dict({"name": "my-run_2.b"})
+    assert config.output_dir() == Path("runs/my-run_2.b")
+
+
+@pytest.mark.parametrize("overrides, message", [
+    ({"seed.x": 1}, "seed is a value"),
+    ({"ppo.hidden.0": 4}, "ppo.hidden is a value"),
+    ({"ppo..n_envs": 4}, "none empty"),
+    ({"nosuch.key": 1}, "unknown key nosuch"),
+])
+def test_bad_overrides_are_config_errors(tmp_path: Path, overrides: dict[str, Any], message: str) -> None:
+    path = tmp_path / "c.yaml"
+    path.write_text("seed: 3\nppo:\n  hidden: [8]\n", encoding="utf-8")
+    with pytest.raises(ConfigError, match=message):
+        load_config(path, overrides)
+
+
+@pytest.mark.parametrize("pair, message", [
+    ("seed.x=1", "seed: expected an integer"),
+    ("ppo.n_envs=[", "not valid YAML"),
+    ("noequals", "KEY=VALUE"),
+    ("=3", "KEY=VALUE"),
+    ("ppo.learning_rate=.nan", "ppo.learning_rate: expected a finite number"),
+    ("name=../../x", "name: "),
+])
+def test_bad_set_on_the_command_line_is_one_clear_line_and_status_2(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], pair: str, message: str) -> None:
+    path = tmp_path / "c.yaml"
+    path.write_text("total_steps: 64\n", encoding="utf-8")
+    with pytest.raises(SystemExit) as stopped:
+        main(["--config", str(path), "--set", pair, "--run-dir", str(tmp_path / "run")])
+    assert stopped.value.code == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err
+    assert not (tmp_path / "run").exists()  # nothing was written
+
+
+def test_yaml_tags_that_build_python_objects_are_refused(tmp_path: Path) -> None:
+    canary = tmp_path / "PWNED"
+    path = tmp_path / "evil.yaml"
+    path.write_text(f"seed: !!python/object/apply:os.system ['touch {canary}']\n", encoding="utf-8")
+    with pytest.raises(ConfigError, match="not valid YAML"):
+        load_config(path)
+    assert not canary.exists()
+
+
+def test_deeply_nested_and_oversized_configs_are_refused(tmp_path: Path) -> None:
+    deep = tmp_path / "deep.yaml"
+    deep.write_text("env: " + "[" * 50_000 + "]" * 50_000 + "\n", encoding="utf-8")
+    with pytest.raises(ConfigError):
+        load_config(deep)
+    big = tmp_path / "big.yaml"
+    big.write_text("# " + "x" * 2_000_000 + "\n", encoding="utf-8")
+    with pytest.raises(ConfigError, match="at most"):
+        load_config(big)
+    with pytest.raises(ConfigError, match="at most"):
+        load_config("/dev/zero")  # endless: read no further than a config can be
+
+
+@pytest.mark.parametrize("where", ["pool", "teacher", "eval"])
+def test_an_agent_spec_naming_a_python_callable_in_a_config_runs_nothing(tmp_path: Path, where: str) -> None:
+    canary = tmp_path / "PWNED"
+    spec = f"uno_env.files:atomic_write:path='{canary}',data='x'"  # a real callable that writes a file
+    data = {"pool": {"pool": {"baselines": [spec]}}, "teacher": {"imitation": {"teacher": spec}},
+            "eval": {"eval": {"matchups": [{"edition": "classic", "num_players": 2, "opponent": spec}]}}}[where]
+    with pytest.raises(ConfigError, match="allowed|registered|agents are"):
+        config_from_dict(data)
+    assert not canary.exists()
+
+
+# ---------------------------------------------------------------------- --print-default-config
+def test_print_default_config_is_the_defaults_with_a_comment_on_every_key(capsys: pytest.CaptureFixture[str]) -> None:
+    import yaml
+
+    main(["--print-default-config"])
+    text = capsys.readouterr().out
+    assert config_from_dict(yaml.safe_load(text)) == TrainConfig()
+
+    def expected(node: Any, prefix: str) -> list[str]:
+        keys = []
+        for f in dataclasses.fields(node):
+            keys.append(prefix + f.name)
+            if dataclasses.is_dataclass(getattr(node, f.name)):
+                keys += expected(getattr(node, f.name), f"{prefix}{f.name}.")
+        return keys
+
+    printed, commented, section = [], [], ""
+    lines = text.splitlines()
+    for i, line in enumerate(lines):
+        if not line.strip() or line.lstrip().startswith(("#", "- ")):
+            continue
+        key = line.split(":")[0]
+        if not key.startswith(" "):
+            section = key
+        printed.append(key.strip() if not key.startswith(" ") else f"{section}.{key.strip()}")
+        if lines[i - 1].lstrip().startswith("# "):
+            commented.append(printed[-1])
+    assert printed == expected(TrainConfig(), "")
+    assert commented == printed
+
+
+def test_every_config_field_has_a_docstring() -> None:
+    for cls in (TrainConfig, config_module.EnvConfig, config_module.PPOConfig, config_module.PoolConfig,
+                config_module.ImitationConfig, config_module.Matchup, config_module.EvalConfig):
+        docs = config_module.field_docs(cls)
+        undocumented = [f.name for f in dataclasses.fields(cls)
+                        if f.name not in docs and not dataclasses.is_dataclass(getattr(cls(), f.name))]
+        assert not undocumented, f"{cls.__name__}: {undocumented}"
+
+
+def test_commented_defaults_wrap_long_docs_as_comment_lines() -> None:
+    text = commented_defaults()
+    assert all(len(line) <= 102 for line in text.splitlines() if line.lstrip().startswith("#"))
+
+
+def test_print_default_config_has_help_text() -> None:
+    out = subprocess.run([sys.executable, "-m", "training.train", "--help"], capture_output=True, text=True,
+                         cwd=ROOT, timeout=120)
+    assert out.returncode == 0
+    assert "--print-default-config" in out.stdout and "comment" in out.stdout
+
+
+# ---------------------------------------------------------------------- the train extra
+def test_train_without_the_train_extra_names_the_pip_command(tmp_path: Path) -> None:
+    config = tmp_path / "c.yaml"
+    config.write_text("total_steps: 64\n", encoding="utf-8")
+    script = ("import sys\n"
+              "sys.modules['yaml'] = None  # as if the train extra were not installed\n"
+              "from training.train import main\n"
+              f"main(['--config', {str(config)!r}])\n")
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert out.returncode == 1
+    assert out.stderr.count("\n") == 1 and 'pip install "uno-env[train]"' in out.stderr and "yaml" in out.stderr

@@ -1,0 +1,321 @@
+"""Resume state: what ``uno-env train --resume RUN_DIR`` continues from, as safetensors + JSON.
+
+Reading it runs no code: no pickle anywhere (``resume/model.zip``, SB3's cloudpickle format
+written by earlier versions, is never opened; a run directory holding only that is refused
+with ``ResumeError``). The SB3 model is rebuilt from the run's config and these tensors are
+loaded into it. ``<run dir>/resume/`` holds
+
+* ``state.json``: ``format`` (``"uno_env.resume"``), ``format_version`` (1), ``steps``,
+  ``model`` (the tensors file below), ``counters`` (SB3's ``n_updates`` and ``episode_num``),
+  ``rng`` (Python's and numpy's global generator states), and the run's own bookkeeping:
+  ``snapshots`` (the pool, oldest first, each ``pool/<name>.safetensors``), ``elo``, ``best``
+  (``{"score", "steps"}`` or null), ``last_eval_step``, ``evals`` (lines of ``evals.jsonl``
+  written so far), ``next_snapshot``, ``next_eval``, ``next_checkpoint``, ``resumed_at``,
+  ``imitation`` (the warm start's statistics) and ``complete`` (the final evaluation and exports
+  are written);
+* ``model_<steps>.safetensors``: the policy's ``state_dict`` (``policy/<name>``), Adam's
+  per-parameter state (``optimizer/<index>/<step|exp_avg|exp_avg_sq>``), torch's and numpy's
+  generator states (``rng/torch``, ``rng/numpy``), and ``{"steps": S}`` in its header metadata;
+* ``best_<steps>.safetensors`` and ``best_<steps>.json``: the run's ``best`` files as this state
+  knew them (``--resume`` puts them back if a later, lost stretch of the run replaced them).
+
+``read_resume`` checks every field, that every file the state names exists and that the pool
+snapshots and the copy of ``best`` are playable checkpoints, before anything is changed.
+
+A save writes the new tensors file under a new name, then the copies of ``best``, then
+``state.json`` (atomically, ``uno_env.files``), and only then deletes the files no state names
+any more (older tensors, pool snapshots dropped since the last save). Killed at any moment, the
+directory holds the last ``state.json`` and every file it names.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+import re
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from uno_env.files import atomic_path, atomic_write
+
+__all__ = ["FORMAT", "FORMAT_VERSION", "ResumeError", "capture", "read_resume", "remove_stale_temporaries", "restore",
+           "write_resume"]
+
+FORMAT = "uno_env.resume"
+FORMAT_VERSION = 1
+MAX_STATE_BYTES = 10_000_000
+METADATA_KEY = "uno_env.resume"
+SNAPSHOT_NAME = re.compile(r"snap_[0-9]{1,19}")
+MODEL_NAME = re.compile(r"model_[0-9]{1,19}\.safetensors")
+PICKLE_SUFFIXES = (".zip", ".pkl", ".pickle", ".pt", ".pth")  # SB3's model.zip and torch.save files
+
+
+class ResumeError(ValueError):
+    """A run directory that cannot be resumed (missing, damaged, foreign or pickled state); says what is allowed."""
+
+
+# ---------------------------------------------------------------------- capture and restore (torch side)
+def capture(model: Any) -> tuple[dict[str, Any], dict[str, Any]]:
+    """``(tensors, json_part)`` of an SB3 model: policy, optimizer moments, counters, global RNG states."""
+    import torch
+
+    tensors: dict[str, Any] = {f"policy/{k}": v.detach().cpu().clone().contiguous()
+                               for k, v in model.policy.state_dict().items()}
+    for index, entry in model.policy.optimizer.state_dict()["state"].items():
+        for key, value in entry.items():
+            tensors[f"optimizer/{index}/{key}"] = torch.as_tensor(value).detach().cpu().clone().contiguous()
+    tensors["rng/torch"] = torch.get_rng_state().clone()
+    numpy_state = np.random.get_state(legacy=False)
+    tensors["rng/numpy"] = torch.as_tensor(np.asarray(numpy_state["state"]["key"], np.uint32).view(np.int32))
+    version, python_state, gauss_next = random.getstate()
+    json_part = {
+        "counters": {"n_updates": int(model._n_updates), "episode_num": int(model._episode_num)},
+        "rng": {"python": [int(version), [int(x) for x in python_state], gauss_next],
+                "numpy": {"pos": int(numpy_state["state"]["pos"]), "has_gauss": int(numpy_state["has_gauss"]),
+                          "gauss": float(numpy_state["gauss"])}},
+    }
+    return tensors, json_part
+
+
+def restore(model: Any, tensors: Mapping[str, Any], state: Mapping[str, Any], source: str = "resume state") -> None:
+    """Load ``capture``'s output into a model rebuilt from the same config; raises ResumeError on any mismatch."""
+    import torch
+
+    expected = {f"policy/{k}": v for k, v in model.policy.state_dict().items()}
+    params = [p for group in model.policy.optimizer.param_groups for p in group["params"]]
+    optimizer_keys = {k for k in tensors if k.startswith("optimizer/")}
+    other = set(tensors) - set(expected) - optimizer_keys - {"rng/torch", "rng/numpy"}
+    missing = set(expected) - set(tensors)
+    if missing or other:
+        raise ResumeError(f"{source}: its network does not match this run's config (missing {sorted(missing)[:4]}, "
+                          f"unexpected {sorted(other)[:4]}); resume with the config the run was trained with")
+    policy_state = {}
+    for key, reference in expected.items():
+        value = tensors[key]
+        if tuple(value.shape) != tuple(reference.shape) or value.dtype != reference.dtype:
+            raise ResumeError(f"{source}: {key} is {value.dtype}{tuple(value.shape)}, this run's config builds "
+                              f"{reference.dtype}{tuple(reference.shape)}")
+        if value.is_floating_point() and not bool(torch.isfinite(value).all()):
+            raise ResumeError(f"{source}: {key} holds NaN or infinite values")
+        policy_state[key.removeprefix("policy/")] = value
+    optimizer_state: dict[int, dict[str, Any]] = {}
+    for key in sorted(optimizer_keys):
+        parts = key.split("/")
+        if len(parts) != 3 or not parts[1].isdigit() or int(parts[1]) >= len(params) \
+                or parts[2] not in ("step", "exp_avg", "exp_avg_sq"):
+            raise ResumeError(f"{source}: unexpected optimizer tensor {key} (this run's Adam has {len(params)} "
+                              "parameters, each with step, exp_avg and exp_avg_sq)")
+        index, name = int(parts[1]), parts[2]
+        value = tensors[key]
+        shape = () if name == "step" else tuple(params[index].shape)
+        if tuple(value.shape) != shape or value.dtype != torch.float32 or not bool(torch.isfinite(value).all()):
+            raise ResumeError(f"{source}: {key} is {value.dtype}{tuple(value.shape)}, expected finite float32{shape}")
+        optimizer_state.setdefault(index, {})[name] = value
+    if any(set(entry) != {"step", "exp_avg", "exp_avg_sq"} for entry in optimizer_state.values()):
+        raise ResumeError(f"{source}: an optimizer entry lacks step, exp_avg or exp_avg_sq")
+    torch_rng, numpy_key = tensors["rng/torch"], tensors["rng/numpy"]
+    if torch_rng.dtype != torch.uint8 or torch_rng.shape != torch.get_rng_state().shape \
+            or numpy_key.dtype != torch.int32 or tuple(numpy_key.shape) != (624,):
+        raise ResumeError(f"{source}: the generator states are not torch's and numpy's (rng/torch "
+                          f"{torch_rng.dtype}{tuple(torch_rng.shape)}, rng/numpy {numpy_key.dtype}{tuple(numpy_key.shape)})")
+    model.policy.load_state_dict(policy_state)
+    template = model.policy.optimizer.state_dict()
+    model.policy.optimizer.load_state_dict({"state": optimizer_state, "param_groups": template["param_groups"]})
+    model.num_timesteps = int(state["steps"])
+    model._n_updates = int(state["counters"]["n_updates"])
+    model._episode_num = int(state["counters"]["episode_num"])
+    try:
+        torch.set_rng_state(tensors["rng/torch"])
+        rng = state["rng"]
+        words = np.asarray(tensors["rng/numpy"].numpy()).view(np.uint32)
+        np.random.set_state({"bit_generator": "MT19937", "state": {"key": words, "pos": rng["numpy"]["pos"]},
+                             "has_gauss": rng["numpy"]["has_gauss"], "gauss": rng["numpy"]["gauss"]})
+        version, python_state, gauss_next = rng["python"]
+        random.setstate((version, tuple(python_state), gauss_next))
+    except (RuntimeError, ValueError, TypeError, KeyError, OverflowError) as err:
+        raise ResumeError(f"{source}: a random generator state is damaged ({err})") from None
+
+
+# ---------------------------------------------------------------------- files
+def write_resume(run_dir: Path, state: dict[str, Any], tensors: Mapping[str, Any]) -> None:
+    """Write the tensors, the copies of ``best``, then ``state.json``; then delete what no state names."""
+    from safetensors.torch import save_file
+
+    resume = run_dir / "resume"
+    resume.mkdir(parents=True, exist_ok=True)
+    steps = int(state["steps"])
+    state.update(format=FORMAT, format_version=FORMAT_VERSION, model=f"model_{steps}.safetensors")
+    with atomic_path(resume / state["model"]) as tmp:
+        save_file(dict(tensors), str(tmp), metadata={METADATA_KEY: json.dumps({"steps": steps})})
+    best = state.get("best")
+    if best is not None:
+        for suffix in (".safetensors", ".json"):
+            copy = resume / f"best_{best['steps']}{suffix}"
+            if not copy.exists():
+                with atomic_path(copy) as tmp:
+                    tmp.write_bytes((run_dir / f"best{suffix}").read_bytes())
+    atomic_write(resume / "state.json", json.dumps(state, indent=1, allow_nan=False))
+    keep = {state["model"]} | ({f"best_{best['steps']}.safetensors", f"best_{best['steps']}.json"} if best else set())
+    for path in resume.iterdir():
+        if path.name != "state.json" and path.name not in keep and re.fullmatch(r"(model|best)_[0-9]+\.\w+", path.name):
+            path.unlink(missing_ok=True)
+    remove_unlisted_snapshots(run_dir, state["snapshots"])
+
+
+def remove_unlisted_snapshots(run_dir: Path, names: list[str]) -> None:
+    """Delete ``pool/snap_*.safetensors`` files the state does not list (dropped from the pool, or from a lost stretch)."""
+    pool = run_dir / "pool"
+    if pool.is_dir():
+        for path in pool.glob("snap_*.safetensors"):
+            if path.stem not in names:
+                path.unlink(missing_ok=True)
+
+
+def remove_stale_temporaries(run_dir: Path) -> None:
+    """Delete the temporary files of writes a killed run never finished (``uno_env.files``' ``.<name>.<x>.tmp``)."""
+    for folder in (run_dir, run_dir / "pool", run_dir / "resume"):
+        if folder.is_dir():
+            for path in folder.glob(".*.tmp"):
+                path.unlink(missing_ok=True)
+
+
+def read_resume(run_dir: Path) -> tuple[dict[str, Any], dict[str, Any]] | None:
+    """``(state, tensors)`` of a run directory, validated; None if it holds no resume state at all.
+
+    Raises ``ResumeError`` for a damaged, foreign or pickled state, naming what is allowed.
+    """
+    from safetensors import safe_open
+
+    resume = run_dir / "resume"
+    state_path = resume / "state.json"
+    allowed = "resume/state.json with the resume/model_<steps>.safetensors it names (written by this uno_env)"
+    if not state_path.exists():  # never saved, or killed before its first state.json was in place
+        pickled = sorted(p.name for p in resume.iterdir() if p.suffix in PICKLE_SUFFIXES) if resume.is_dir() else []
+        if pickled:
+            raise ResumeError(f"{resume} holds {', '.join(pickled)} but no state.json: --resume reads only "
+                              f"{allowed}; a pickled SB3 model.zip (earlier versions) is never loaded, since "
+                              "loading a pickle can run code. Start the run again from its config")
+        return None
+    with open(state_path, "rb") as handle:  # a bounded read: the path may name a device or a huge file
+        raw = handle.read(MAX_STATE_BYTES + 1)
+    if len(raw) > MAX_STATE_BYTES:
+        raise ResumeError(f"{state_path}: larger than {MAX_STATE_BYTES} bytes; not a resume state")
+    try:
+        state = json.loads(raw.decode("utf-8"), parse_constant=_refuse_constant)
+    except (ValueError, RecursionError) as err:  # JSONDecodeError and UnicodeDecodeError are ValueErrors
+        raise ResumeError(f"{state_path}: not a JSON resume state ({err}); --resume reads {allowed}") from None
+    _check_state(state, state_path, run_dir)
+    _check_checkpoints(state, run_dir)
+    model_path = resume / state["model"]
+    try:
+        with safe_open(str(model_path), framework="pt") as handle:
+            metadata = handle.metadata() or {}
+            tensors = {k: handle.get_tensor(k) for k in handle.keys()}  # noqa: SIM118 (not a dict)
+    except FileNotFoundError:
+        raise ResumeError(f"{state_path} names {state['model']}, which is missing") from None
+    except Exception as err:  # safetensors raises its own SafetensorError on a damaged or foreign file
+        raise ResumeError(f"{model_path}: not a readable safetensors file ({err}); --resume reads {allowed}") from None
+    try:
+        steps = json.loads(metadata.get(METADATA_KEY, "null"))["steps"]
+    except (ValueError, TypeError, KeyError):
+        steps = None
+    if steps != state["steps"]:
+        raise ResumeError(f"{model_path}: its header says steps {steps!r}, state.json says {state['steps']}")
+    return state, tensors
+
+
+def _check_checkpoints(state: dict[str, Any], run_dir: Path) -> None:
+    """Raise ResumeError unless the pool snapshots and the copy of ``best`` the state names are playable checkpoints."""
+    from agents.ppo_agent import CheckpointError, read_checkpoint
+
+    paths = [run_dir / "pool" / f"{name}.safetensors" for name in state["snapshots"]]
+    if state.get("best") is not None:
+        paths.append(run_dir / "resume" / f"best_{state['best']['steps']}.safetensors")
+    for path in paths:
+        try:
+            read_checkpoint(path)
+        except (CheckpointError, OSError) as err:
+            raise ResumeError(f"{run_dir / 'resume' / 'state.json'} names {path}, which is not a usable "
+                              f"checkpoint: {err}") from None
+
+
+def _refuse_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a number a resume state holds")
+
+
+def _check_state(state: Any, source: Path, run_dir: Path) -> None:
+    """Raise ResumeError unless ``state`` is a well-formed state.json naming files that exist."""
+    def fail(message: str) -> ResumeError:
+        return ResumeError(f"{source}: {message}")
+
+    if not isinstance(state, dict):
+        raise fail("not a JSON object")
+    if state.get("format") != FORMAT:
+        raise fail(f"format {state.get('format')!r}, expected {FORMAT!r}")
+    if state.get("format_version") != FORMAT_VERSION:
+        raise fail(f"format_version {state.get('format_version')!r}; this uno_env reads {FORMAT_VERSION}")
+    counts = ("steps", "evals", "next_snapshot", "next_eval", "next_checkpoint")
+    kinds: dict[str, Any] = {"model": str, "snapshots": list, "elo": dict, "resumed_at": list, "imitation": dict,
+                             "complete": bool, "counters": dict, "rng": dict, **{k: int for k in counts}}
+    for key, kind in kinds.items():
+        value = state.get(key)
+        if not isinstance(value, kind) or (kind is int and (isinstance(value, bool) or not 0 <= value < 2**63)):
+            raise fail(f"{key} is {value!r}, expected {'a non-negative integer' if kind is int else kind.__name__}")
+    known = set(kinds) | {"format", "format_version", "best", "last_eval_step"}
+    if set(state) - known:
+        raise fail(f"unknown keys {sorted(set(state) - known)}")
+    if not MODEL_NAME.fullmatch(state["model"]):
+        raise fail(f"model {state['model']!r} is not model_<steps>.safetensors")
+    for name in state["snapshots"]:
+        if not isinstance(name, str) or not SNAPSHOT_NAME.fullmatch(name):
+            raise fail(f"snapshot {name!r} is not snap_<steps>")
+        if not (run_dir / "pool" / f"{name}.safetensors").is_file():
+            raise fail(f"lists snapshot {name}, but pool/{name}.safetensors is missing")
+    for name, rating in state["elo"].items():
+        if not _finite(rating):
+            raise fail(f"elo[{name!r}] is {rating!r}, expected a finite number")
+    for name, value in state["imitation"].items():
+        if not _finite(value):
+            raise fail(f"imitation[{name!r}] is {value!r}, expected a finite number")
+    if not all(isinstance(s, int) and not isinstance(s, bool) and s >= 0 for s in state["resumed_at"]):
+        raise fail("resumed_at must list step counts")
+    best = state.get("best")
+    if best is not None:
+        if not (isinstance(best, dict) and set(best) == {"score", "steps"} and _finite(best["score"])
+                and isinstance(best["steps"], int) and 0 <= best["steps"] <= state["steps"]):
+            raise fail(f"best is {best!r}, expected null or {{\"score\": number, \"steps\": steps}}")
+        for suffix in (".safetensors", ".json"):
+            if not (source.parent / f"best_{best['steps']}{suffix}").is_file():
+                raise fail(f"names the best checkpoint of step {best['steps']}, but resume/best_{best['steps']}{suffix} "
+                           "is missing")
+    last = state.get("last_eval_step")
+    if last is not None and not (isinstance(last, int) and not isinstance(last, bool) and 0 <= last <= state["steps"]):
+        raise fail(f"last_eval_step is {last!r}, expected null or a step count")
+    counters = state["counters"]
+    if set(counters) != {"n_updates", "episode_num"} or not all(
+            isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in counters.values()):
+        raise fail(f"counters is {counters!r}, expected n_updates and episode_num")
+    _check_rng(state["rng"], fail)
+
+
+def _check_rng(rng: dict[str, Any], fail: Callable[[str], ResumeError]) -> None:
+    """Python's Mersenne Twister state (version 3, 625 words, gauss) and numpy's position and cached gaussian."""
+    python, numpy_state = rng.get("python"), rng.get("numpy")
+    if set(rng) != {"python", "numpy"} or not isinstance(python, list) or not isinstance(numpy_state, dict):
+        raise fail("rng must hold the python and numpy generator states")
+    words = python[1] if len(python) == 3 else None
+    if not (python[0] == 3 and isinstance(words, list) and len(words) == 625
+            and all(isinstance(w, int) and not isinstance(w, bool) and 0 <= w < 2**32 for w in words)
+            and words[-1] <= 624 and (python[2] is None or _finite(python[2]))):
+        raise fail("rng.python is not a state of Python's random generator")
+    if not (set(numpy_state) == {"pos", "has_gauss", "gauss"} and isinstance(numpy_state["pos"], int)
+            and 0 <= numpy_state["pos"] <= 624 and numpy_state["has_gauss"] in (0, 1) and _finite(numpy_state["gauss"])):
+        raise fail("rng.numpy is not a state of numpy's global generator")
+
+
+def _finite(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
