@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo test bench lint clean
+.PHONY: demo test test-fast bench lint clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -20,6 +20,10 @@ demo: $(VENV)/.installed
 ## test: set up and run the whole test suite
 test: $(VENV)/.installed
 	$(BIN)/python -m pytest -q -n 2
+
+## test-fast: the suite without the tests marked slow (under a minute on 2 cores), for day-to-day work
+test-fast: $(VENV)/.installed
+	$(BIN)/python -m pytest -q -n 2 -m "not slow"
 
 ## bench: engine speed side by side with RLCard (installs rlcard==1.2.0 into the venv)
 bench: $(VENV)/.installed
