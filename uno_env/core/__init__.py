@@ -30,12 +30,12 @@ from .errors import (
 )
 from .game import DEFAULT_LOG_LIMIT, Game
 from .rules import Rules
-from .state import GameState, Phase
+from .state import GameState, Phase, PublicState
 from .view import SeatView, View
 
 __all__ = [
     "ACTION_LAYOUT_VERSION", "DEFAULT_LOG_LIMIT", "MAX_PLAYERS", "MIN_PLAYERS", "NUM_ACTIONS", "Action",
     "ActionTextError", "CardCodeError", "DeckError", "EDITIONS", "Edition", "Game", "GameFlowError",
-    "GameState", "IllegalActionError", "Phase", "Rules", "RulesError", "SeatError", "SeatView", "SpecialWild",
+    "GameState", "IllegalActionError", "Phase", "PublicState", "Rules", "RulesError", "SeatError", "SeatView", "SpecialWild",
     "StateError", "UnoError", "View", "action_texts", "check_state", "stacked_deck",
 ]

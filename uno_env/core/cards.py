@@ -39,6 +39,30 @@ KIND_COLOR: tuple[int, ...] = tuple(k // RANKS_PER_COLOR if k < WILD else -1 for
 KIND_RANK: tuple[int, ...] = tuple(k % RANKS_PER_COLOR if k < WILD else -1 for k in range(NUM_KINDS))
 
 
+NO_RANK = 13  # the "rank" of a wild on top of the discard pile: only its color matches
+
+# PLAYABLE[active_color][top_rank][kind]: whether a card may be played on that top card (rule
+# 3.2; the Wild Draw Four's bluff rule 3.3 is applied by the game). top_rank is NO_RANK for a wild.
+PLAYABLE: tuple[tuple[tuple[bool, ...], ...], ...] = tuple(
+    tuple(
+        tuple(k >= WILD or KIND_COLOR[k] == color or KIND_RANK[k] == top_rank for k in range(NUM_KINDS))
+        for top_rank in range(NO_RANK + 1)
+    )
+    for color in range(NUM_COLORS)
+)
+
+
+def top_rank(top_card: int) -> int:
+    """The rank a card on top of the discard pile offers to match (``NO_RANK`` for a wild)."""
+    return KIND_RANK[top_card] if top_card < WILD else NO_RANK
+
+
+def playable_kinds(active_color: int, top_card: int) -> tuple[bool, ...]:
+    """Per kind: whether it may be played on ``top_card`` with ``active_color`` active (rule 3.2;
+    the Wild Draw Four's bluff rule 3.3 is not applied here)."""
+    return PLAYABLE[active_color][top_rank(top_card)]
+
+
 def is_table_size(value: object) -> bool:
     """Whether ``value`` is a table size the rules allow: an int from ``MIN_PLAYERS`` to ``MAX_PLAYERS``."""
     return isinstance(value, int) and not isinstance(value, bool) and MIN_PLAYERS <= value <= MAX_PLAYERS
@@ -68,7 +92,8 @@ class SpecialWild:
     comes) or ``greyskull_draws`` (4.7: after the color, every other seat draws 3).
     ``color_when_last``: the player names a color even when it was their last card (King Pig,
     rule 5.5, since its deal may give them cards back); the other special wilds go out at once.
-    ``flavour``: the line said when it is played (the renderers and the terminal game print it).
+    ``flavour``: what the player says when playing it, in the printed sheets' words (the
+    narrator prints it).
     """
 
     code: str
@@ -98,7 +123,7 @@ KING_PIG = SpecialWild(
 GREYSKULL = SpecialWild(
     code="WG", name="Wild Powers of Greyskull", rule="4.7", effect="greyskull_draws", color_when_last=False,
     summary="name the color; every other seat draws 3",
-    flavour='"By the power of Greyskull!"',
+    flavour='"By the power of Greyskull... I have the power!"',
 )
 
 

@@ -27,6 +27,7 @@ from .cards import (
     WILD,
     WILD_DRAW_FOUR,
     Edition,
+    playable_kinds,
 )
 from .errors import StateError
 from .events import event_problem
@@ -203,8 +204,7 @@ def check_state(state: GameState, *, log: bool = True) -> None:
         need(active >= 0 and played < 0, "needs an active color and no card pending")
     if phase == Phase.PLAY_DRAWN:
         need(drawn >= 0 and drawn in hands[current], "needs the drawn card in the player's hand")
-        top = discard[-1]
-        plays = drawn >= WILD or KIND_COLOR[drawn] == active or top < WILD and KIND_RANK[drawn] == KIND_RANK[top]
+        plays = active >= 0 and playable_kinds(active, discard[-1])[drawn]
         honest = (drawn != WILD_DRAW_FOUR or rules.allow_bluff
                   or all(KIND_COLOR[k] != active for k in hands[current]))
         need(not rules.draw_until_playable or plays and honest,

@@ -34,30 +34,11 @@ import random
 from collections.abc import Mapping
 from typing import Any
 
-from .cards import EDITIONS, KIND_COLOR, KIND_RANK, NUM_KINDS, WILD, WILD_DRAW_FOUR
+from .cards import EDITIONS, KIND_COLOR, NUM_KINDS, WILD, WILD_DRAW_FOUR, playable_kinds
 from .rules import Rules
 from .state import GameState, Phase, PublicState
 
-__all__ = ["InfoSet", "playable_kinds"]
-
-_NO_RANK = 13  # a wild on top: only its color matches
-
-# _PLAYABLE[active_color][top_rank] is a tuple of 55 bools: whether each kind may be played
-# on that top card (rule 3.2). top_rank 13 stands for a wild on top (matches color only).
-_PLAYABLE: tuple[tuple[tuple[bool, ...], ...], ...] = tuple(
-    tuple(
-        tuple(k >= WILD or KIND_COLOR[k] == color or KIND_RANK[k] == top_rank for k in range(NUM_KINDS))
-        for top_rank in range(_NO_RANK + 1)
-    )
-    for color in range(4)
-)
-
-
-def playable_kinds(active_color: int, top_card: int) -> tuple[bool, ...]:
-    """Per kind: whether it may be played on ``top_card`` with ``active_color`` active (rule 3.2;
-    the Wild Draw Four's bluff rule 3.3 is not applied here)."""
-    return _PLAYABLE[active_color][KIND_RANK[top_card] if top_card < WILD else _NO_RANK]
-
+__all__ = ["InfoSet"]
 
 _RULES_CACHE: dict[tuple[tuple[str, Any], ...], Rules] = {}
 

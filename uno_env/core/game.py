@@ -62,7 +62,9 @@ from .cards import (
     HAND_SIZE,
     KIND_COLOR,
     KIND_RANK,
+    NO_RANK,
     NUM_COLORS,
+    PLAYABLE,
     REVERSE,
     SKIP,
     SPECIAL_WILD,
@@ -71,9 +73,10 @@ from .cards import (
     Edition,
     deck_from_codes,
     short_repr,
+    top_rank,
 )
 from .checks import check_state
-from .determinize import _NO_RANK, _PLAYABLE, InfoSet
+from .determinize import InfoSet
 from .errors import ActionTextError, GameFlowError, IllegalActionError, RulesError, StateError
 from .events import (
     DRAW_REASONS,
@@ -202,7 +205,7 @@ class Game:
         self._legal = None
         self._rebuild_ring()
         top = state.public.discard_pile[-1]
-        self._top_rank = KIND_RANK[top] if top < WILD else _NO_RANK
+        self._top_rank = top_rank(top)
 
     def check(self, *, log: bool = True) -> None:
         """Raise ``StateError`` unless the state satisfies every invariant (``checks.check_state``;
@@ -211,7 +214,7 @@ class Game:
         top = self._pub.discard_pile[-1]
         ring = (list(self._succ), list(self._pred), self._live)
         self._rebuild_ring()
-        if ring != (self._succ, self._pred, self._live) or self._top_rank != (KIND_RANK[top] if top < WILD else _NO_RANK):
+        if ring != (self._succ, self._pred, self._live) or self._top_rank != top_rank(top):
             raise StateError("invalid game state: the game's caches disagree with its state")
         if self._legal is not None and self._legal != self._compute_legal():
             raise StateError("invalid game state: the cached legal actions disagree with the state")
@@ -495,7 +498,7 @@ class Game:
         table = self._actions
         if phase == PLAY:
             hand = st.hands[pub.current]
-            playable = _PLAYABLE[pub.active_color][self._top_rank]
+            playable = PLAYABLE[pub.active_color][self._top_rank]
             kinds = {k for k in hand if playable[k]}
             if WILD_DRAW_FOUR in kinds and not self.rules.allow_bluff and self._holds_active(hand):
                 kinds.discard(WILD_DRAW_FOUR)
@@ -539,7 +542,7 @@ class Game:
         return False
 
     def _is_playable(self, kind: int, hand: list[int]) -> bool:
-        if not _PLAYABLE[self._pub.active_color][self._top_rank][kind]:
+        if not PLAYABLE[self._pub.active_color][self._top_rank][kind]:
             return False
         return kind != WILD_DRAW_FOUR or self.rules.allow_bluff or not self._holds_active(hand)
 
@@ -605,7 +608,7 @@ class Game:
                     self._rotate_hands(seat)
             self._resolve_end_of_play()
             return
-        self._top_rank = _NO_RANK
+        self._top_rank = NO_RANK
         if kind == WILD_DRAW_FOUR:
             pub.penalty += 4
             st.w4_guilty = self._holds_active(hand)
@@ -972,7 +975,7 @@ class Game:
         left = self._succ[dealer]
         if first >= WILD:
             pub.active_color = -1
-            self._top_rank = _NO_RANK
+            self._top_rank = NO_RANK
             pub.phase = CHOOSE_COLOR
             pub.current = left
             return
