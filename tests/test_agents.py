@@ -245,6 +245,7 @@ def test_rule_agent_stacks_a_draw_two_under_stacking() -> None:
     assert game.phase.text == "stack" and _rule_choice(game) == "play BD"
 
 
+@pytest.mark.slow
 def test_rule_agent_beats_random_agents_at_two_and_four_players() -> None:
     two = evaluate(["rule", "random"], Rules(num_players=2), games=300, seed=1)
     assert two.stats()[0].win_rate > 0.7

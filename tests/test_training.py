@@ -76,6 +76,7 @@ def test_workers_only_bound_a_sharded_vec_env() -> None:
                                      "workers": 2}}).ppo.workers == 2
 
 
+@pytest.mark.slow
 def test_bad_yaml_config_fails_from_the_command_line_naming_the_key(tmp_path: Path) -> None:
     path = tmp_path / "bad.yaml"
     path.write_text("env:\n  edition: uno_flip\n", encoding="utf-8")
@@ -298,6 +299,7 @@ def test_reward_scale_multiplies_the_round_points_but_not_the_truncation_reward(
         assert any(cut for _, cut, _ in raw) == (max_turns == 12)
 
 
+@pytest.mark.slow
 def test_init_from_starts_the_actor_from_a_checkpoint_and_refuses_another_network(tmp_path: Path) -> None:
     from sb3_contrib import MaskablePPO
 
