@@ -123,8 +123,8 @@ class Game:
     ``Game.from_state(state)`` and ``Game.from_dict(save)`` play on from a position.
     """
 
-    __slots__ = ("state", "rules", "edition", "num_players", "log_limit", "_log_cap", "_pub", "_actions", "_legal", "_succ",
-                 "_pred", "_live", "_top_rank")
+    __slots__ = ("state", "rules", "edition", "num_players", "log_limit", "_log_cap", "_pub", "_actions", "_legal",
+                 "_succ", "_pred", "_live", "_top_rank")
 
     state: GameState
     rules: Rules
@@ -214,7 +214,8 @@ class Game:
         top = self._pub.discard_pile[-1]
         ring = (list(self._succ), list(self._pred), self._live)
         self._rebuild_ring()
-        if ring != (self._succ, self._pred, self._live) or self._top_rank != top_rank(top):
+        if (ring != (self._succ, self._pred, self._live) or self._top_rank != top_rank(top)
+                or self._pub is not self.state.public or self.rules is not self.state.rules):
             raise StateError("invalid game state: the game's caches disagree with its state")
         if self._legal is not None and self._legal != self._compute_legal():
             raise StateError("invalid game state: the cached legal actions disagree with the state")
