@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo test test-fast bench lint clean
+.PHONY: demo test test-fast test-eco bench lint clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -25,7 +25,20 @@ test: $(VENV)/.installed
 test-fast: $(VENV)/.installed
 	$(BIN)/python -m pytest -q -n 2 -m "not slow"
 
-## bench: engine speed side by side with RLCard (installs rlcard==1.2.0 into the venv)
+## test-eco: the ecosystem tests (Ray RLlib, Tianshou, AgileRL) in .venv-eco, whose pins differ from .venv's
+ECO := .venv-eco
+$(ECO)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(ECO)
+	$(ECO)/bin/python -m pip install -q --upgrade pip
+	$(ECO)/bin/python -m pip install -q torch==2.13.0
+	$(ECO)/bin/python -m pip install -q -e ".[eco]"
+	touch $@
+
+test-eco: $(ECO)/.installed
+	$(ECO)/bin/python -m pytest -q -n 2 tests/test_ecosystem.py tests/test_ecosystem_rllib.py \
+	    tests/test_ecosystem_tianshou.py tests/test_ecosystem_agilerl.py tests/test_env.py tests/test_single_agent.py
+
+## bench: engine and env speed side by side with RLCard and OpenSpiel (installs the bench extra into the venv)
 bench: $(VENV)/.installed
 	$(BIN)/python -m pip install -q -e ".[bench]"
 	$(BIN)/python -m benchmarks.bench_engine

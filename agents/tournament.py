@@ -57,6 +57,7 @@ import numpy as np
 
 from uno_env.core import EDITIONS, Game, Rules
 from uno_env.files import atomic_path, atomic_write
+from uno_env.replay import Recorder
 
 from .base import Agent, choose_action
 from .registry import agent_label, describe_agent, make_agent
@@ -389,8 +390,13 @@ def _round_deck(rules: Rules, seed: int, deal: int, round_number: int) -> list[s
 
 
 def play_game(agents: Sequence[Agent], rules: Rules, deal: int, rotation: int, *, seed: int = 0,
-              unit: str = "round", max_decisions: int = DEFAULT_MAX_DECISIONS) -> GameRecord:
-    """Play one game of a lineup (entry ``i`` at seat ``(i + rotation) % n``); agents are reseeded and reset."""
+              unit: str = "round", max_decisions: int = DEFAULT_MAX_DECISIONS,
+              record: Callable[[Game, list[Agent]], Recorder] | None = None) -> GameRecord:
+    """Play one game of a lineup (entry ``i`` at seat ``(i + rotation) % n``); agents are reseeded and reset.
+
+    ``record(game, agent_at_each_seat)`` returns a ``uno_env.replay.Recorder`` of the new game,
+    which then takes every step (``uno-env evaluate --replays``).
+    """
     n = rules.num_players
     seats = tuple((i + rotation) % n for i in range(n))
     entry_at = [0] * n
@@ -400,6 +406,9 @@ def play_game(agents: Sequence[Agent], rules: Rules, deal: int, rotation: int, *
         agent.seed(derive_seed(seed, 1, deal, rotation, entry))
         agent.reset()
     game = Game(rules, seed=derive_seed(seed, 0, deal))
+    recorder = record(game, [agents[entry_at[s]] for s in range(n)]) if record is not None else None
+    step: Callable[[int], None] = recorder.step if recorder is not None else game.step
+    next_round: Callable[..., None] = recorder.next_round if recorder is not None else game.next_round
     decisions = [0] * n
     points = [0] * n
     rounds = 0
@@ -409,7 +418,7 @@ def play_game(agents: Sequence[Agent], rules: Rules, deal: int, rotation: int, *
         while not game.is_round_over:
             acting = game.current_player
             assert acting is not None
-            game.step(choose_action(agents[entry_at[acting]], game, acting))
+            step(choose_action(agents[entry_at[acting]], game, acting))
             decisions[acting] += 1
             steps += 1
             if steps >= max_decisions:
@@ -422,7 +431,7 @@ def play_game(agents: Sequence[Agent], rules: Rules, deal: int, rotation: int, *
             points[s] += game.round_points[s]
         if unit == "round" or game.is_game_over:
             break
-        game.next_round(deck=_round_deck(rules, seed, deal, rounds + 1))
+        next_round(deck=_round_deck(rules, seed, deal, rounds + 1))
     wins = [0.0] * n
     if finished:
         if rules.teams:  # partners: every seat of the winning team wins

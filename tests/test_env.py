@@ -1,4 +1,4 @@
-"""The PettingZoo AEC environment (uno_env.env): API, registry, rewards, infos, rendering, pickling."""
+"""The PettingZoo AEC environment (uno_env.uno_v0): API, registry, rewards, infos, rendering, pickling."""
 
 from __future__ import annotations
 
@@ -22,8 +22,8 @@ from pettingzoo.utils import wrappers
 import uno_env
 from tests.helpers import position
 from uno_env.core import EDITIONS, Game, IllegalActionError, Rules, RulesError
-from uno_env.env import DEFAULT_MAX_TURNS, raw_env
 from uno_env.observation import NUM_ACTIONS, observation_size, observe, split_observation
+from uno_env.uno_v0 import DEFAULT_MAX_TURNS, raw_env
 
 TABLES = (2, 3, 4, 10)
 MATRIX = [(ed, n, ep) for ed in EDITIONS for n in TABLES for ep in ("game", "round")]
@@ -31,6 +31,10 @@ MATRIX_IDS = [f"{ed}-{n}-{ep}" for ed, n, ep in MATRIX]
 
 # PettingZoo's api_test names the classic envs whose Dict observations it expects; any other
 # env with the standard {"observation", "action_mask"} dict gets these two notes.
+# PettingZoo's registry (pettingzoo.make) exists from 1.27; older versions, which the project
+# supports, have none to register with.
+HAS_PETTINGZOO_REGISTRY = hasattr(pettingzoo, "make")
+
 EXPECTED_NOTES = ("Observation is not a NumPy array", "Observation space for each agent probably should be")
 
 
@@ -137,24 +141,36 @@ def test_metadata_agents_and_wrappers() -> None:
     assert env.agent_selection == f"player_{seat}"
 
 
+@pytest.mark.skipif(not HAS_PETTINGZOO_REGISTRY, reason="this PettingZoo (before 1.27) has no registry")
 def test_registered_for_pettingzoo_make() -> None:
     env = pettingzoo.make("aec", "uno_env/uno-v0", edition="masters_of_the_universe", num_players=3)
     assert isinstance(env.unwrapped, raw_env) and env.unwrapped.rules.edition == "masters_of_the_universe"
     assert pettingzoo.make("aec", "uno_env/uno_v0").unwrapped.rules.num_players == 4
 
 
-@pytest.mark.parametrize("first", ["uno_env", "pettingzoo"])
-def test_registration_works_in_either_import_order(first: str) -> None:
-    second = "pettingzoo" if first == "uno_env" else "uno_env"
-    code = (
-        f"import sys\nimport {first}\n"
-        "assert 'pettingzoo' in sys.modules or 'uno_env' in sys.modules\n"
-        f"import {second}\nimport pettingzoo\n"
-        "env = pettingzoo.make('aec', 'uno_env/uno-v0', num_players=2)\n"
-        "env.reset(seed=1)\nprint(env.num_agents)"
-    )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "2"
+REGISTRY_CHECK = (
+    "import pettingzoo, gymnasium\n"
+    "if hasattr(pettingzoo, 'make'):\n"
+    "    env = pettingzoo.make('aec', 'uno_env/uno-v0', num_players=2)\n"
+    "    env.reset(seed=1)\n"
+    "    print(env.num_agents)\n"
+    "single = gymnasium.make('uno_env/UnoSingleAgent-v0', num_players=3)\n"
+    "single.reset(seed=0)\n"
+    "print(single.unwrapped.game.num_players)"
+)
+
+
+@pytest.mark.parametrize("imports", [
+    "import gymnasium as gym\nimport pettingzoo\nimport uno_env",  # libraries first: import uno_env registers
+    "import uno_env\nimport gymnasium, pettingzoo\nuno_env.register_envs()",  # uno_env first: the explicit call
+    "import uno_env\nuno_env.register_envs()\nuno_env.register_envs()",  # idempotent, imports both itself
+    "import uno_env\nuno_env.env(num_players=2)\nimport gymnasium",  # first use of the env registers both
+])
+def test_registration_in_a_fresh_interpreter(imports: str) -> None:
+    code = f"import warnings\nwarnings.simplefilter('error')\n{imports}\n{REGISTRY_CHECK}"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == (["2", "3"] if HAS_PETTINGZOO_REGISTRY else ["3"])
 
 
 def test_importing_uno_env_does_not_import_pettingzoo() -> None:
@@ -163,11 +179,16 @@ def test_importing_uno_env_does_not_import_pettingzoo() -> None:
     assert out.stdout.split() == ["False", "False"]
 
 
-def test_env_module_is_callable_and_exposes_raw_env() -> None:
-    import uno_env.env as module
+def test_pettingzoo_style_module_layout() -> None:
+    import types
 
-    assert callable(uno_env.env) and uno_env.raw_env is module.raw_env
-    assert isinstance(module(num_players=2), wrappers.OrderEnforcingWrapper)
+    import uno_env.uno_v0 as module
+
+    assert uno_env.env is module.env and uno_env.raw_env is module.raw_env
+    assert type(module) is types.ModuleType and not callable(module)
+    assert isinstance(uno_env.env(num_players=2), wrappers.OrderEnforcingWrapper)
+    assert type(uno_env.env(num_players=2)) is wrappers.OrderEnforcingWrapper  # the stock wrappers
+    assert not any(type(f).__module__.startswith("uno_env") for f in sys.meta_path)  # no import hook
 
 
 def test_one_action_and_observation_layout_for_every_edition_and_table() -> None:
@@ -187,7 +208,7 @@ def test_one_action_and_observation_layout_for_every_edition_and_table() -> None
 def test_documented_action_table_matches_the_layout() -> None:
     import re
 
-    import uno_env.env as module
+    import uno_env.uno_v0 as module
     from uno_env.core import action_texts
 
     rows = re.findall(r"^(\d+)(?:-(\d+))?\s+``([^`]+)``", module.__doc__ or "", re.MULTILINE)
@@ -253,56 +274,70 @@ def test_observation_is_exactly_the_information_set() -> None:
                 twin = pickle.loads(pickle.dumps(env))
                 twin.game = env.game.determinize(seat, rng)
                 assert np.array_equal(twin.observe(agent)["observation"], env.observe(agent)["observation"])
-                assert twin.infos[agent]["hand"] == env.infos[agent]["hand"]
-                assert twin.infos[agent]["opponents"] == env.infos[agent]["opponents"]
+                assert twin.view(agent)["hand"] == env.view(agent)["hand"]
+                assert twin.view(agent)["opponents"] == env.view(agent)["opponents"]
         env.step(rng.choice(np.flatnonzero(env.observe(env.agent_selection)["action_mask"]).tolist()))
 
 
 # ---------------------------------------------------------------- infos
-def test_infos_are_the_seat_views_built_on_read_only() -> None:
-    env = uno_env.env(edition="classic", num_players=4)
+def test_infos_are_empty_dicts_by_default_and_the_view_is_one_call_away() -> None:
+    env = uno_env.env(edition="classic", num_players=4, episode="round", max_turns=300)
     env.reset(seed=1)
-    bare = env.unwrapped
-    built: list[str] = []
-    original = bare._info
-    bare._info = lambda agent: (built.append(agent), original(agent))[1]  # type: ignore[method-assign]
     rng = random.Random(1)
-    for _ in range(50):
-        obs, *_ = env.last()
-        env.step(rng.choice(np.flatnonzero(obs["action_mask"]).tolist()))
-    # last() reads only the deciding agent's info; nobody else's view was built.
-    assert set(built) <= {f"player_{s}" for s in range(4)} and len(built) == 50
-    built.clear()
-    for _ in range(50):
-        agent = env.agent_selection
-        env.step(rng.choice(np.flatnonzero(env.observe(agent)["action_mask"]).tolist()))
-    assert built == []
-    views = {agent: env.infos[agent] for agent in env.agents}
-    assert len(built) == 4
-    assert env.infos["player_2"] is views["player_2"] and len(built) == 4  # cached until the game moves
-    for agent, view in views.items():
-        assert view == bare.game.view(int(agent[-1]))
-    snapshot = copy.deepcopy(views)
-    agent = env.agent_selection
-    env.step(rng.choice(np.flatnonzero(env.observe(agent)["action_mask"]).tolist()))
-    assert views == snapshot  # a view handed out is not changed by later steps
-    fresh = dict(env.infos)
-    assert fresh == {a: bare.game.view(int(a[-1])) for a in env.agents}
-    assert env.infos.copy() == fresh and dict(env.infos.items()) == fresh and list(env.infos.values()) == list(
-        fresh.values())
-    assert env.infos == fresh and {**env.infos} == fresh and env.infos.get("player_9") is None
+    seen = 0
+    for agent in env.agent_iter():
+        obs, _, term, trunc, info = env.last()
+        assert info == {} and all(v == {} for v in env.infos.values())
+        seat = int(agent[-1])
+        assert env.view(agent) == env.unwrapped.game.view(seat)
+        seen += 1
+        env.step(None if term or trunc else rng.choice(np.flatnonzero(obs["action_mask"]).tolist()))
+    assert seen > 20
+    with pytest.raises(RuntimeError, match="reset"):
+        raw_env().view("player_0")
 
 
-def test_infos_follow_the_acting_agent_through_last() -> None:
-    env = uno_env.env(edition="masters_of_the_universe", num_players=3)
+def test_infos_view_option_holds_the_deciding_agents_view() -> None:
+    env = uno_env.env(edition="masters_of_the_universe", num_players=3, infos="view", target_score=40)
     env.reset(seed=3)
     rng = random.Random(3)
-    for _ in range(60):
-        obs, _, _, _, info = env.last()
-        seat = int(env.agent_selection[-1])
-        assert info == env.unwrapped.game.view(seat) and info["my_turn"]
-        assert info["legal_action_ids"] == np.flatnonzero(obs["action_mask"]).tolist()
+    game = env.unwrapped.game
+    for agent in env.agent_iter():
+        obs, _, term, trunc, info = env.last()
+        seat = int(agent[-1])
+        assert info == game.view(seat)
+        if term or trunc:
+            assert all(env.infos[a] == game.view(int(a[-1])) for a in env.agents)  # final views for all
+            env.step(None)
+            continue
+        assert info["my_turn"] and info["legal_action_ids"] == np.flatnonzero(obs["action_mask"]).tolist()
+        assert all(env.infos[a] == {} for a in env.agents if a != agent)
+        snapshot = copy.deepcopy(info)
         env.step(rng.choice(info["legal_action_ids"]))
+        assert info == snapshot  # a view handed out is not changed by later steps
+    assert game.is_game_over
+    with pytest.raises(ValueError, match="infos"):
+        raw_env(infos="views")
+
+
+def test_view_infos_survive_pickling() -> None:
+    env = raw_env(num_players=2, infos="view")
+    env.reset(seed=2)
+    twin = pickle.loads(pickle.dumps(env))
+    assert twin.infos == env.infos and twin.infos[twin.agent_selection]["hand"]
+
+
+def test_infos_keep_fixed_keys_for_buffers() -> None:
+    """What buffer-based libraries (Tianshou, AgileRL, RLlib) store: the same keys and shapes every step."""
+    env = uno_env.env(edition="monster_high", num_players=2, episode="round")
+    env.reset(seed=4)
+    rng = random.Random(4)
+    shapes = set()
+    for _agent in env.agent_iter():
+        obs, _, term, trunc, info = env.last()
+        shapes.add((tuple(sorted(info)), obs["observation"].shape, obs["action_mask"].shape))
+        env.step(None if term or trunc else rng.choice(np.flatnonzero(obs["action_mask"]).tolist()))
+    assert shapes == {((), (observation_size(10),), (NUM_ACTIONS,))}
 
 
 # ---------------------------------------------------------------- rewards
@@ -330,7 +365,7 @@ def test_win_reward_shared_by_a_team() -> None:
 
 
 def test_shared_win_formula_k_winners() -> None:
-    from uno_env.env import _share
+    from uno_env.uno_v0 import _share
 
     game = Game(Rules(num_players=5), seed=1)
     assert _share([1, 3], game, 5) == [-1 / 3, 0.5, -1 / 3, 0.5, -1 / 3]
@@ -445,6 +480,30 @@ def test_raw_env_illegal_action_raises_and_changes_nothing() -> None:
     assert env.agent_selection == agent and np.array_equal(env.observe(agent)["observation"], before)
 
 
+@pytest.mark.parametrize("bad", [55.0, "55", b"55", np.float32(55), np.float64(50.9), 50.9, True, np.bool_(True),
+                                 [55], np.array([55]), np.array(55.0)])
+def test_raw_env_refuses_non_integer_actions_and_changes_nothing(bad: Any) -> None:
+    env = raw_env(num_players=2)
+    env.reset(seed=3)
+    before = env.game.to_dict()
+    with pytest.raises(IllegalActionError, match="int id"):
+        env.step(bad)
+    assert env.game.to_dict() == before and env.turns == 0
+
+
+def test_raw_env_accepts_python_and_numpy_integers() -> None:
+    from uno_env.uno_v0 import action_id
+
+    for good in (7, np.int64(7), np.int8(7), np.uint16(7), np.array(7), np.array(7, np.int32)):
+        assert action_id(good) == 7 and type(action_id(good)) is int
+    env = raw_env(num_players=2)
+    env.reset(seed=3)
+    for kind in (int, np.int64, np.array):
+        legal = int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"])[0])
+        env.step(kind(legal))
+    assert env.turns == 3
+
+
 def test_wrapped_env_illegal_action_ends_episode_with_penalty() -> None:
     env = uno_env.env(num_players=3)
     env.reset(seed=3)
@@ -555,8 +614,8 @@ def test_observation_documented_example_in_the_env() -> None:
 def test_docstring_examples_run() -> None:
     import doctest
 
-    import uno_env.env as env_module
     import uno_env.single_agent as single_agent_module
+    import uno_env.uno_v0 as env_module
 
     for module in (env_module, single_agent_module):
         result = doctest.testmod(module)

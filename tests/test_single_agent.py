@@ -132,6 +132,62 @@ def test_truncation_reward_turns_a_cut_off_episode_into_an_outcome() -> None:
     assert rewards[-1] == -1.0 and rewards[:-1] == [0.0] * (len(rewards) - 1)
 
 
+def test_default_opponents_keep_an_untrained_learners_episodes_short() -> None:
+    env = SingleAgentEnv(num_players=2, episode="round", seat=0)
+    lengths = []
+    for seed in range(40):
+        _, info = env.reset(seed=seed)
+        rng = np.random.default_rng(seed)
+        steps = 0
+        while True:
+            _, _, terminated, truncated, info = env.step(int(rng.choice(np.flatnonzero(info["action_mask"]))))
+            steps += 1
+            if terminated or truncated:
+                break
+        lengths.append(steps)
+    assert np.mean(lengths) < 200  # measured 81 over 200 episodes (uniformly random opponents: about 900)
+
+
+def test_default_opponent_never_draws_while_holding_a_playable_card() -> None:
+    from uno_env.single_agent import _random_play_first
+
+    rng = np.random.default_rng(0)
+    assert {_random_play_first([3, 54, 55], rng) for _ in range(50)} == {3, 54}
+    assert _random_play_first([55], rng) == 55
+    assert {_random_play_first([57, 58, 59, 60], rng) for _ in range(80)} == {57, 58, 59, 60}
+
+
+@pytest.mark.parametrize("bad", [55.0, "55", b"55", np.float32(55), 50.9, True, None, [55], np.array([55])])
+def test_step_refuses_non_integer_actions_and_changes_nothing(bad: Any) -> None:
+    from uno_env.core import IllegalActionError
+
+    env = SingleAgentEnv(num_players=3, seat=0)
+    obs, info = env.reset(seed=2)
+    before = env.game.to_dict()
+    with pytest.raises(IllegalActionError):
+        env.step(bad)
+    assert env.game.to_dict() == before and np.array_equal(env.action_masks(), info["action_mask"].astype(bool))
+    legal = int(np.flatnonzero(info["action_mask"])[0])
+    for good in (np.int64(legal), np.array(legal), np.uint8(legal)):
+        twin = SingleAgentEnv(num_players=3, seat=0)
+        twin.reset(seed=2)
+        twin.step(good)  # numpy integers (scalars and 0-d arrays) are actions
+        assert twin.game.to_dict()["log"] != before["log"]
+
+
+def test_info_keys_are_fixed() -> None:
+    env = SingleAgentEnv(num_players=2, episode="round")
+    _, info = env.reset(seed=0)
+    keys = {tuple(sorted(info))}
+    rng = random.Random(0)
+    while True:
+        _, _, terminated, truncated, info = env.step(rng.choice(np.flatnonzero(info["action_mask"]).tolist()))
+        keys.add(tuple(sorted(info)))
+        if terminated or truncated:
+            break
+    assert keys == {("action_mask", "illegal_action", "seat")}
+
+
 def test_illegal_action_ends_the_episode_with_the_penalty() -> None:
     env = SingleAgentEnv(num_players=3, illegal_reward=-2.5)
     _, info = env.reset(seed=0)

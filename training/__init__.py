@@ -14,7 +14,9 @@
 * ``training.quickstart``: a short run, then the evaluation table (``python -m training.quickstart``);
 * ``training.ship``: copy a run's checkpoint under ``checkpoints/`` with its config and evaluation;
 * ``training.plot``: the training curve from a run's ``evals.jsonl``;
-* ``training.bench``: learner steps per second.
+* ``training.bench``: learner steps per second;
+* ``training.rllib``: self-play PPO on Ray RLlib, a laptop or a cluster (the ``rllib`` extra),
+  exported to the same checkpoint format.
 
 Trained policies are played with ``agents.PPOAgent`` (numpy only).
 """

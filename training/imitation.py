@@ -31,8 +31,8 @@ import numpy as np
 
 from agents.registry import make_agent
 from uno_env.core.rules import Rules
-from uno_env.env import raw_env
 from uno_env.observation import action_mask, observe
+from uno_env.uno_v0 import raw_env
 
 from .config import TrainConfig
 from .critic import privileged_features

@@ -5,6 +5,7 @@
     uno-env evaluate --agents rule random*3 --edition monster_high --games 10000 --workers 2
     uno-env evaluate --agents ppo rule --players 2 --out result.md --out result.json --plot result.png
     uno-env evaluate --round-robin --agents rule simple random random-uniform --players 2
+    uno-env evaluate --agents ppo rule --players 2 --games 100 --replays replays/ --replay-games 0-4
 
 A thin command over ``agents.tournament`` (``evaluate``, ``round_robin``): agents are specs
 (``agents.registry``; typed here, so ``package.module:Class`` is allowed), ``ppo`` plays the
@@ -12,7 +13,8 @@ shipped checkpoint for the table, exactly as in ``uno-env play``. Every argument
 ``--out``/``--plot`` path is checked before the first game (a bad one exits with status 2 and
 plays nothing); reports are written atomically. Progress goes to stderr: a bar on a
 terminal, otherwise a line every few seconds (``--no-progress`` for none); the report goes
-to stdout.
+to stdout. ``--replays DIR`` then writes the games listed by ``--replay-games`` as replay files
+(``uno_app.replays``; open them in ``uno-env serve``'s Replay view).
 """
 
 from __future__ import annotations
@@ -115,6 +117,12 @@ def build_parser() -> argparse.ArgumentParser:
                         help="write the report (.md, .csv or .json); repeatable")
     parser.add_argument("--plot", metavar="FILE", help="write a bar chart of win rates (.png, .svg or .pdf)")
     parser.add_argument("--no-progress", action="store_true", help="print no progress on stderr")
+    parser.add_argument("--replays", metavar="DIR",
+                        help="write the games listed by --replay-games as replay files (DIR/game-N.json) for the "
+                             "web app's Replay view (uno-env serve)")
+    parser.add_argument("--replay-games", default="0-9", metavar="LIST",
+                        help="which games --replays writes: numbers and ranges such as 0,5,10-12 (game i is deal "
+                             "i // players in seat rotation i %% players; default 0-9)")
     return parser
 
 
@@ -129,6 +137,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.plot:
             check_writable(args.plot, PLOT_FORMATS, "--plot")
         rules = Rules(edition=args.edition, num_players=players, **_rule_options(args.rule))
+        replay_games = _check_replays(args, rules, len(specs)) if args.replays else []
         if args.workers > 1 and any(s.split(":")[0].strip() == "human" for s in specs):
             raise ValueError("a human agent needs --workers 1")
         result: MatchResult | RoundRobinResult
@@ -147,10 +156,42 @@ def main(argv: list[str] | None = None) -> int:
             result.write(path)
         if args.plot:
             result.plot(args.plot)
+        if replay_games:
+            _write_replays(args, rules, specs, replay_games)
     except OSError as err:  # the disk filled or the folder went away while playing
         print(f"uno-env evaluate: error: cannot write {err.filename}: {err.strerror}", file=sys.stderr)
         return 1
     return 0
+
+
+def _check_replays(args: argparse.Namespace, rules: Rules, lineup: int) -> list[int]:
+    """The games ``--replays`` writes, checked before anything is played; raises ValueError."""
+    from .replays import parse_games
+
+    if args.round_robin:
+        raise ValueError("--replays writes games of one lineup: leave out --round-robin")
+    games = parse_games(args.replay_games)
+    played = max(1, -(-args.games // rules.num_players)) * rules.num_players
+    if games[-1] >= played:
+        raise ValueError(f"--replay-games: game {games[-1]} is not played (games are numbered 0..{played - 1})")
+    folder = Path(args.replays)
+    if not folder.is_dir():
+        raise ValueError(f"--replays {args.replays}: not a directory")
+    check_writable(str(folder / "game-0.json"), ["json"], "--replays")
+    return games
+
+
+def _write_replays(args: argparse.Namespace, rules: Rules, specs: Sequence[str], games: Sequence[int]) -> None:
+    """Play the chosen games again with a recorder (same seeds, same games) and write their replays."""
+    from agents.registry import make_agent
+
+    from .replays import record_games
+
+    lineup = [make_agent(s, allow_import=True, edition=rules.edition, num_players=rules.num_players) for s in specs]
+    for number, _, replay in record_games(lineup, rules, games, seed=args.seed, unit=args.unit):
+        replay.save(Path(args.replays) / f"game-{number}.json")
+    print(f"wrote {len(games)} replay file(s) to {args.replays} (open them in `uno-env serve`, Replay)",
+          file=sys.stderr)
 
 
 if __name__ == "__main__":

@@ -57,6 +57,7 @@ from uno_env.core.cards import KIND_COLOR, WILD, Edition
 from uno_env.core.errors import StateError, UnoError
 from uno_env.files import atomic_write
 from uno_env.render import Line, Narrator, Part
+from uno_env.replay import Replay
 
 __all__ = ["ForgetfulAgent", "PlaySession", "SavedGame", "build_parser", "card_legend", "main", "make_console",
            "make_opponent", "read_save", "split_specs"]
@@ -184,6 +185,7 @@ class SavedGame:
     forgetful: float = 0.0
     seed: int = 0
     uno_prompt: bool = False
+    replay: Replay | None = None  # the game from its start (``uno_env.replay``; the web app's saves hold one)
 
 
 def _int(value: object) -> TypeGuard[int]:
@@ -210,13 +212,18 @@ def read_save(path: str | os.PathLike[str]) -> SavedGame:
         data = json.loads(raw)
     except (ValueError, RecursionError) as err:
         raise StateError(f"{where} is not a saved game: not JSON ({str(err)[:80]})") from None
+    return saved_game(data, where)
+
+
+def saved_game(data: object, where: str = "the save") -> SavedGame:
+    """Check a save's parsed JSON as ``read_save`` does (``where`` names it in errors); raises ``StateError``."""
     if not isinstance(data, dict):
         raise StateError(f"{where} is not a saved game: expected a JSON object")
     if data.get("format") != SAVE_FORMAT:  # a bare Game.to_dict()
         return SavedGame(_game(data, where))
     if data.get("version") != SAVE_VERSION:
         raise StateError(f"{where}: save version {data.get('version')!r}, this uno-env reads version {SAVE_VERSION}")
-    known = {"format", "version", "human_seat", "opponents", "forgetful", "seed", "uno_prompt", "game"}
+    known = {"format", "version", "human_seat", "opponents", "forgetful", "seed", "uno_prompt", "game", "replay"}
     unknown = sorted(set(data) - known)
     if unknown:
         raise StateError(f"{where}: unknown key(s) {', '.join(map(repr, unknown))}; a save has {', '.join(sorted(known))}")
@@ -241,7 +248,13 @@ def read_save(path: str | os.PathLike[str]) -> SavedGame:
     uno_prompt = data.get("uno_prompt", False)
     if not isinstance(uno_prompt, bool):
         raise StateError(f"{where}: uno_prompt must be true or false, got {json.dumps(uno_prompt)[:80]}")
-    return SavedGame(game, human, opponents, float(forgetful), seed, uno_prompt)
+    replay = None
+    if "replay" in data:
+        try:
+            replay = Replay.from_dict(data["replay"])
+        except StateError as err:
+            raise StateError(f"{where}: replay: {err}") from None
+    return SavedGame(game, human, opponents, float(forgetful), seed, uno_prompt, replay)
 
 
 def _game(data: object, where: str) -> Game:

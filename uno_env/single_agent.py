@@ -16,15 +16,22 @@ Also registered with Gymnasium: ``gymnasium.make("uno_env.single_agent:uno_env/U
   ``numpy.random.Generator`` (its result is used), so training can sample the edition and
   table size per episode: ``SingleAgentEnv(edition=list(EDITIONS), num_players=[2, 3, 4])``.
   The spaces depend only on ``max_players`` (default 10), so they never change.
-* ``opponents``: ``None`` (uniformly random legal actions, drawn from the env's generator),
-  one opponent for every other seat, or a sequence with one per other seat in seat order
-  (skipping the learner). An opponent is an object with ``act(observation, info) -> int``
+* ``opponents``: ``None`` (the default: random legal play as RLCard's random agent plays, a
+  uniformly chosen playable card when one plays and ``draw`` only when none does, every other
+  decision uniform, drawn from the env's generator), one opponent for every other seat, or a
+  sequence with one per other seat in seat order (skipping the learner). An opponent is an object with ``act(observation, info) -> int``
   or a callable ``(observation, info) -> int``; ``observation`` is the AEC observation dict
   (``{"observation", "action_mask"}``; only ``action_mask`` for an agent whose
   ``needs_observation`` is False) and ``info`` is ``game.view(seat)``. Before each episode
   an opponent's ``seed(s)`` (with a seed drawn from the env's generator) and ``reset()`` are
   called when it has them. One object serving several seats shares its memory between them.
 * ``seat``: the learner's seat, an int or ``"random"`` (drawn per episode).
+
+With the default opponents a classic round is short enough to learn from: an untrained
+(uniformly random) learner's episodes took 81 learner steps on average at 2 players (median
+52, longest 578) and 34 at 4 (median 28, longest 141), over 200 seeded episodes each; against
+uniformly random opponents (``agents.RandomAgent(uniform=True)``, the default before) they took
+896 and 487 (longest 4,209 and 2,477).
 
 Observations are the flat ``float32`` vector of ``uno_env.observation`` (space ``Box``);
 actions are ids of the fixed layout (space ``Discrete(NUM_ACTIONS)``). ``action_masks()``
@@ -39,7 +46,15 @@ its losses included: when an opponent ends the game the learner's final ``step``
 the negative reward with ``terminated=True``. Rewards are Python floats and the flags Python
 bools. An illegal learner action ends the episode (``terminated=True``) with reward
 ``illegal_reward`` and ``info["illegal_action"] = True``; the opponents' moves are never
-replaced or corrected.
+replaced or corrected. ``info`` always has the same keys: ``action_mask``, ``seat`` and
+``illegal_action``. An action must be a Python int or a numpy integer (a scalar or a 0-d
+array): anything else (``55.0``, ``"55"``, ``b"55"``, ``np.float32(55)``, ``True``) raises
+``IllegalActionError`` and changes nothing (an integer outside ``0..NUM_ACTIONS - 1`` is an
+illegal action like any other).
+
+Training with Stable-Baselines3 on a CPU: call ``torch.set_num_threads(1)`` first (one
+thread per process; on 2 shared cores 2,048 MaskablePPO steps took 3-5 s with one thread and
+68-93 s with torch's default of two).
 """
 
 from __future__ import annotations
@@ -51,14 +66,15 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
+from . import GYM_ID, register_envs
+from .core.actions import DRAW, NUM_PLAY_ACTIONS
 from .core.rules import option_names
-from .env import raw_env
 from .observation import DEFAULT_MAX_PLAYERS, NUM_ACTIONS, action_mask, observation_bounds, observe
 from .render import render_table
+from .uno_v0 import action_id as action_id_of
+from .uno_v0 import raw_env
 
 __all__ = ["GYM_ID", "SingleAgentEnv"]
-
-GYM_ID = "uno_env/UnoSingleAgent-v0"
 
 Opponent = Any  # an object with act(observation, info) -> int, or such a callable
 
@@ -145,15 +161,11 @@ class SingleAgentEnv(gymnasium.Env):
         if self._done or self._env is None:
             raise RuntimeError("the episode is over; call reset()")
         env = self._env
-        try:
-            action_id = int(action)
-        except (TypeError, ValueError):
-            action_id = -1
+        action_id = action if type(action) is int else action_id_of(action)  # a non-integer raises
         if not 0 <= action_id < NUM_ACTIONS or not self._mask[action_id]:
             self._done = True
             self._mask = np.zeros(NUM_ACTIONS, np.int8)
-            info = self._info()
-            info["illegal_action"] = True
+            info = self._info(illegal=True)
             return self._observation(), self.illegal_reward, True, False, info
         env.step(action_id)
         self._advance()
@@ -231,11 +243,10 @@ class SingleAgentEnv(gymnasium.Env):
                 return
             game = env.game
             assert game is not None
-            seat = env._seat_of[agent]
+            seat = env.seat(agent)
             opponent = self._seat_opponents[seat]
             if opponent is None:
-                legal = game.legal_actions()
-                action = int(legal[int(rng.integers(len(legal)))])
+                action = _random_play_first(game.legal_actions(), rng)
             else:
                 if getattr(opponent, "needs_observation", True):
                     observation = env.observe(agent)
@@ -249,17 +260,25 @@ class SingleAgentEnv(gymnasium.Env):
         assert self._env is not None and self._env.game is not None
         return observe(self._env.game, self.seat, self.max_players)
 
-    def _info(self) -> dict[str, Any]:
+    def _info(self, illegal: bool = False) -> dict[str, Any]:
         assert self._env is not None and self._env.game is not None
         if not self._done:
             self._mask = action_mask(self._env.game, self.seat)
         else:
             self._mask = np.zeros(NUM_ACTIONS, np.int8)
-        return {"action_mask": self._mask.copy(), "seat": self.seat}
+        return {"action_mask": self._mask.copy(), "seat": self.seat, "illegal_action": illegal}
 
 
-if GYM_ID not in gymnasium.registry:
-    gymnasium.register(GYM_ID, entry_point="uno_env.single_agent:SingleAgentEnv")
+register_envs()
+
+
+def _random_play_first(legal: Sequence[int], rng: np.random.Generator) -> int:
+    """The default opponent: a uniformly chosen playable card when one plays, else uniform over ``legal``."""
+    if DRAW in legal:
+        plays = [a for a in legal if a < NUM_PLAY_ACTIONS]
+        if plays:
+            return int(plays[int(rng.integers(len(plays)))])
+    return int(legal[int(rng.integers(len(legal)))])
 
 
 def _is_choice(value: Any) -> bool:

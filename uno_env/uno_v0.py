@@ -11,11 +11,23 @@
 ...         action = env.action_space(agent).sample(observation["action_mask"])
 ...     env.step(action)
 
-``uno_env.env(**kwargs)`` stacks PettingZoo's standard wrappers like its classic games
+Same seed, same game: ``reset(seed=7)`` fixes the deal, and the loop above is reproducible
+once the action spaces' sampling is seeded too (``env.action_space(agent).seed(7)`` for each
+agent after ``reset``, or sample from a ``numpy.random.Generator`` of your own).
+
+This module is the PettingZoo-style entry point (like ``pettingzoo.classic.connect_four_v3``):
+``uno_env.uno_v0.env(**kwargs)`` stacks PettingZoo's standard wrappers like its classic games
 (``TerminateIllegalWrapper``, ``AssertOutOfBoundsWrapper``, ``OrderEnforcingWrapper``);
-``uno_env.raw_env(**kwargs)`` is the bare environment. ``pettingzoo.make("aec",
-"uno_env/uno-v0", **kwargs)`` builds the wrapped one (registered when ``uno_env`` is imported;
-see ``uno_env/__init__.py``).
+``uno_env.uno_v0.raw_env(**kwargs)`` is the bare environment; ``uno_env.env`` and
+``uno_env.raw_env`` are the same two. ``pettingzoo.make("aec", "uno_env/uno-v0", **kwargs)``
+builds the wrapped one once registered (see ``uno_env.register_envs``).
+
+Not parallelizable: ``metadata["is_parallelizable"]`` is False, since one seat decides at a
+time and who decides next depends on the action (UNO calls, challenges, catches), so
+``pettingzoo.utils.conversions.aec_to_parallel`` refuses the env. For a ``ParallelEnv``,
+``pettingzoo.utils.conversions.turn_based_aec_to_parallel(uno_env.env())`` is the way: its
+``step(actions)`` applies the action of the agent that decides now (named by every
+``infos[agent]["active_agent"]`` it returns) and ignores the others' (their masks are all zero).
 
 Arguments
 ---------
@@ -36,7 +48,9 @@ Arguments
   Masters of the Universe at 4 players (Greyskull feeds 3 cards to every other seat) had a
   median near 300,000 and rounds past 1,200,000, so such episodes are cut off;
 * ``render_mode``: ``None``, ``"ansi"`` (``render()`` returns the table as text from the
-  deciding seat's view, no hidden cards) or ``"human"`` (prints it).
+  deciding seat's view, no hidden cards) or ``"human"`` (prints it);
+* ``infos``: ``None`` (default: every ``infos[agent]`` is an empty dict) or ``"view"`` (the
+  deciding agent's structured view, see Infos).
 
 Agents
 ------
@@ -48,6 +62,9 @@ Action space
 ------------
 ``Discrete(NUM_ACTIONS)`` with the fixed layout of ``uno_env.core.actions`` (the same ids
 for every edition and table size; the special wild ``WU``/``WK``/``WG`` has one id, 54).
+An action is a Python int or a numpy integer (a scalar or a 0-d array); anything else
+(``55.0``, ``"55"``, ``b"55"``, ``np.float32(55)``, ``True``) raises ``IllegalActionError``
+from ``raw_env.step`` and changes nothing (``action_id(action)`` is the check).
 ``uno_env.core.action_texts(EDITIONS[name])`` gives the id <-> text table in that edition's
 card letters and color names:
 
@@ -81,10 +98,15 @@ ended).
 
 Infos
 -----
-``infos[agent]`` is ``game.view(seat)``: the same information as a structured dict (keys in
-``uno_env.core.view``), for rule-based agents, humans and feature design. It is built when
-it is read (and rebuilt once the game has moved on), so an agent nobody asks about costs
-nothing; a dict already handed out is a snapshot that later steps do not change.
+By default ``infos[agent]`` is an empty dict for every agent, always: fixed keys and shapes,
+so libraries that store infos in buffers (Tianshou, RLlib, AgileRL) can, and the step loop
+builds nothing it would throw away. The structured view of what a seat may know
+(``game.view(seat)``, keys documented in ``uno_env.core.view``; what rule-based agents,
+search and humans read) is one call away: ``env.view(agent)``, for any agent at any time.
+With ``infos="view"``, ``infos[agent]`` of the agent that decides now holds its view (built
+after each step, so ``last()`` returns it) and every other agent's is ``{}``; once the episode
+has ended every agent's holds its final view. A view is a snapshot that later steps do not
+change.
 
 Rewards
 -------
@@ -113,13 +135,23 @@ rules) instead of a new deal, for tests and evaluation positions.
 Version history
 ---------------
 * ``uno_v0``: first version (observation layout ``OBSERVATION_VERSION`` 1).
+* ``uno_v0``, unreleased (CHANGELOG.md; API only, the same seed plays the same game):
+
+  - ``infos[agent]`` is ``{}`` by default (it was ``game.view(seat)`` built on read);
+    ``env.view(agent)`` or ``infos="view"`` give the view;
+  - actions must be Python or numpy integers: ``raw_env.step`` raises ``IllegalActionError``
+    for floats, text, bytes and bools (it converted them, ``50.9`` playing id 50);
+  - the module is ``uno_env.uno_v0`` (was ``uno_env.env``, a module that was also callable);
+    ``uno_env.env(...)`` and ``uno_env.raw_env(...)`` work as before, ``uno_env.env`` is now
+    the factory function; the registry entry point is ``uno_env.uno_v0:env``;
+  - registration is explicit (``uno_env.register_envs()``, or ``import uno_env`` after
+    Gymnasium / PettingZoo) instead of an import hook;
+  - ``env()`` returns PettingZoo's stock wrappers (it returned subclasses of them).
 """
 
 from __future__ import annotations
 
 import random
-import sys
-import types
 from typing import Any
 
 import numpy as np
@@ -128,6 +160,7 @@ from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
+from . import register_envs
 from .core import actions as A
 from .core.errors import IllegalActionError
 from .core.game import Game
@@ -141,176 +174,50 @@ from .observation import (
 )
 from .render import render_table
 
-__all__ = ["DEFAULT_MAX_TURNS", "EPISODE_MODES", "REWARD_MODES", "env", "raw_env"]
+__all__ = ["DEFAULT_MAX_TURNS", "EPISODE_MODES", "INFO_MODES", "REWARD_MODES", "action_id", "env", "raw_env"]
 
 EPISODE_MODES = ("game", "round")
 REWARD_MODES = ("win", "score")
+INFO_MODES = (None, "view")
 DEFAULT_MAX_TURNS = {"round": 10_000, "game": 100_000}
 ILLEGAL_REWARD = -1
+_MASK_CACHE_SIZE = 4096  # legal-action sets whose mask an env keeps
 
 
 def env(**kwargs: Any) -> AECEnv:
     """The UNO AEC env wrapped like PettingZoo's classic games (see the module docstring)."""
     aec: AECEnv = raw_env(**kwargs)
-    aec = _TerminateIllegal(aec, illegal_reward=ILLEGAL_REWARD)
-    aec = _AssertOutOfBounds(aec)
-    aec = _OrderEnforcing(aec)
+    aec = wrappers.TerminateIllegalWrapper(aec, illegal_reward=ILLEGAL_REWARD)
+    aec = wrappers.AssertOutOfBoundsWrapper(aec)
+    aec = wrappers.OrderEnforcingWrapper(aec)
     return aec
 
 
-# PettingZoo's wrappers find the bare env's bookkeeping (``agent_selection``, ``terminations``,
-# ...) through one ``__getattr__`` call per wrapper layer, several times per step; with three
-# layers that cost more than the game itself. The subclasses below read those attributes
-# straight from the bare env instead. None of the three wrappers defines or shadows them, so
-# behaviour is the stock wrappers' (OrderEnforcing still refuses them before reset()).
-_FORWARDED = ("agents", "agent_selection", "rewards", "terminations", "truncations", "infos",
-              "_cumulative_rewards")
-_GUARDED = frozenset({"agents", "agent_selection", "rewards", "terminations", "truncations", "infos"})
+def action_id(action: Any) -> int:
+    """``action`` as an int id: a Python int or a numpy integer (scalar or 0-d array), else ``IllegalActionError``.
 
-
-def _forward(name: str, guarded: bool) -> property:
-    def get(self: Any) -> Any:
-        if guarded and name in _GUARDED and not self._has_reset:
-            raise AttributeError(f"{name} cannot be accessed before reset")
-        return getattr(self._bare, name)
-
-    def set_(self: Any, value: Any) -> None:
-        setattr(self._bare, name, value)
-
-    return property(get, set_, doc=f"The bare env's ``{name}``.")
-
-
-class _Forwarding:
-    """Mixin for the wrapper subclasses: ``_bare`` is the innermost env."""
-
-    _bare: raw_env
-
-    def _set_bare(self, inner: AECEnv) -> None:
-        self._bare = inner.unwrapped  # type: ignore[assignment]
-
-
-for _name in _FORWARDED:
-    setattr(_Forwarding, _name, _forward(_name, guarded=False))
-
-
-class _AssertOutOfBounds(_Forwarding, wrappers.AssertOutOfBoundsWrapper):
-    """PettingZoo's ``AssertOutOfBoundsWrapper`` with direct reads (see ``_FORWARDED``)."""
-
-    def __init__(self, inner: AECEnv) -> None:
-        super().__init__(inner)
-        self._set_bare(inner)
-
-    def step(self, action: Any) -> None:
-        # What Discrete(NUM_ACTIONS).contains decides for an int, without its numpy round trip;
-        # anything else goes through the stock check.
-        if (type(action) is int or isinstance(action, np.integer)) and 0 <= action < NUM_ACTIONS:
-            self.env.step(action)
-        else:
-            super().step(action)
-
-    def __str__(self) -> str:
-        return f"AssertOutOfBoundsWrapper<{self.env}>"
-
-
-class _OrderEnforcing(_Forwarding, wrappers.OrderEnforcingWrapper):
-    """PettingZoo's ``OrderEnforcingWrapper`` with direct reads (see ``_FORWARDED``)."""
-
-    def __init__(self, inner: AECEnv) -> None:
-        super().__init__(inner)
-        self._set_bare(inner)
-
-    def __str__(self) -> str:
-        return str(self.env)
-
-
-for _name in _FORWARDED:
-    setattr(_OrderEnforcing, _name, _forward(_name, guarded=True))
-
-
-class _TerminateIllegal(_Forwarding, wrappers.TerminateIllegalWrapper):
-    """PettingZoo's ``TerminateIllegalWrapper`` with direct reads, minus one more cost.
-
-    On every ``observe()`` of the deciding agent the stock wrapper also reads
-    ``infos[agent]``, only to fall back on ``info["action_mask"]`` when the observation carries
-    no mask. Ours always does, so reading the info would just build a view per step for
-    nothing; behaviour is otherwise the stock wrapper's.
+    Floats (``55.0``, ``np.float32(55)``, ``50.9``), text (``"55"``), bytes and bools are refused
+    rather than converted, so a policy that emits the wrong type fails loudly. The id's range
+    and legality are the game's to check.
     """
-
-    def __init__(self, inner: AECEnv, illegal_reward: float) -> None:
-        super().__init__(inner, illegal_reward)
-        self._set_bare(inner)
-
-    def observe(self, agent: str) -> Any:
-        obs = self.env.observe(agent)
-        if agent == self.agent_selection:
-            self._prev_obs = obs
-            self._prev_info = None
-        return obs
-
-
-class _SeatInfos(dict):  # type: ignore[type-arg]
-    """``infos``: agent -> ``game.view(seat)``, built on read and rebuilt after each step.
-
-    A real dict (PettingZoo checks ``isinstance(infos, dict)``), whose every read path goes
-    through ``__getitem__`` so a stale or unbuilt view is never seen.
-    """
-
-    def __init__(self, owner: raw_env, agents: list[str]) -> None:
-        super().__init__(dict.fromkeys(agents))
-        self._owner = owner
-        self._built: dict[str, int] = {}
-
-    def __getitem__(self, agent: str) -> dict[str, Any]:
-        value = dict.__getitem__(self, agent)
-        version = self._owner._version
-        if value is None or self._built.get(agent) != version:
-            value = self._owner._info(agent)
-            dict.__setitem__(self, agent, value)
-            self._built[agent] = version
-        return value  # type: ignore[no-any-return]
-
-    def __setitem__(self, agent: str, value: Any) -> None:
-        dict.__setitem__(self, agent, value)
-        self._built[agent] = self._owner._version
-
-    def __delitem__(self, agent: str) -> None:
-        dict.__delitem__(self, agent)
-        self._built.pop(agent, None)
-
-    def __iter__(self) -> Any:  # a Python-level __iter__ also keeps dict(...) and {**...} on __getitem__
-        return iter(list(dict.keys(self)))
-
-    def get(self, agent: str, default: Any = None) -> Any:
-        return self[agent] if agent in self else default
-
-    def values(self) -> Any:
-        return [self[a] for a in list(dict.keys(self))]
-
-    def items(self) -> Any:
-        return [(a, self[a]) for a in list(dict.keys(self))]
-
-    def copy(self) -> dict[str, Any]:
-        return dict(self.items())
-
-    def __eq__(self, other: object) -> bool:
-        return dict(self.items()) == other
-
-    def __ne__(self, other: object) -> bool:
-        return not self == other
-
-    __hash__ = None  # type: ignore[assignment]
-
-    def __repr__(self) -> str:
-        return repr(dict(self.items()))
-
-    def __reduce__(self) -> Any:
-        return (dict, (dict(self.items()),))
+    if type(action) is int:
+        return action
+    if isinstance(action, np.integer) or (
+        isinstance(action, np.ndarray) and action.shape == () and np.issubdtype(action.dtype, np.integer)
+    ):
+        return int(action)
+    if isinstance(action, int) and not isinstance(action, bool):  # an int subclass such as core's Action
+        return int(action)
+    raise IllegalActionError(
+        f"an action is an int id 0..{NUM_ACTIONS - 1} (a Python int or a numpy integer), "
+        f"got {action!r} of type {type(action).__name__}"
+    )
 
 
-class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's naming)
+class raw_env(AECEnv, EzPickle):  # type: ignore[misc]  # noqa: N801 (PettingZoo's naming)
     """The bare UNO AEC environment; ``env()`` wraps it. Arguments: see the module docstring."""
 
-    metadata = {
+    metadata: dict[str, Any] = {
         "render_modes": ["human", "ansi"],
         "name": "uno_v0",
         "is_parallelizable": False,
@@ -324,11 +231,12 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's naming)
         reward: str = "win",
         max_players: int = DEFAULT_MAX_PLAYERS,
         max_turns: int | None = None,
+        infos: str | None = None,
         **rule_options: Any,
     ) -> None:
         EzPickle.__init__(
             self, render_mode=render_mode, episode=episode, reward=reward, max_players=max_players,
-            max_turns=max_turns, **rule_options,
+            max_turns=max_turns, infos=infos, **rule_options,
         )
         super().__init__()
         self.rules = Rules(**rule_options)
@@ -345,6 +253,9 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's naming)
             raise ValueError(f"max_turns must be a positive int, got {max_turns!r}")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be None, 'human' or 'ansi', got {render_mode!r}")
+        if infos not in INFO_MODES:
+            raise ValueError(f"infos must be None (empty dicts) or 'view' (the seat views), got {infos!r}")
+        self.info_mode = infos
         self.episode = episode
         self.reward_mode = reward
         self.max_players = max_players
@@ -362,17 +273,17 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's naming)
         }
         self.action_spaces = {agent: spaces.Discrete(NUM_ACTIONS) for agent in self.possible_agents}
         self._seeder = random.Random()
-        self._version = 0
+        self._masks: dict[tuple[int, ...], np.ndarray] = {}
         self._ended = False
         self._render_from = 0
         self.game: Game | None = None
 
     # ------------------------------------------------------------------ spaces
-    def observation_space(self, agent: str) -> spaces.Space:
+    def observation_space(self, agent: str) -> spaces.Space[Any]:
         """The same Dict space object for every call (PettingZoo requires it)."""
         return self.observation_spaces[agent]
 
-    def action_space(self, agent: str) -> spaces.Space:
+    def action_space(self, agent: str) -> spaces.Space[Any]:
         """``Discrete(NUM_ACTIONS)``."""
         return self.action_spaces[agent]
 
@@ -395,14 +306,15 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's naming)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
-        self._version += 1
-        self.infos = _SeatInfos(self, self.agents)
         self._rewards_set = False
         self._ended = False
         self.turns = 0
         self._render_from = 0
         self._in_round = [not e for e in self.game.eliminated]
-        self.agent_selection = self.possible_agents[self.game.current_player]
+        self.agent_selection = self.possible_agents[self._deciding_seat()]
+        self.infos: dict[str, dict[str, Any]] = {agent: {} for agent in self.agents}
+        if self.info_mode == "view":
+            self._refresh_view_infos(None)
 
     def step(self, action: Any) -> None:
         """Apply the deciding agent's action (an id); a terminated agent steps ``None``."""
@@ -414,8 +326,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's naming)
             raise IllegalActionError(f"{agent} must act now; None is only for a finished agent")
         game = self.game
         assert game is not None
-        game.step(int(action))  # raises IllegalActionError and changes nothing when illegal
-        self._version += 1
+        game.step(action if type(action) is int else action_id(action))  # illegal: raises, changes nothing
         self.turns += 1
         self._cumulative_rewards[agent] = 0.0
         if self._rewards_set:
@@ -427,9 +338,11 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's naming)
             self._ended = True
             self.truncations = dict.fromkeys(self.agents, True)
         if not self._ended:
-            self.agent_selection = self.possible_agents[game.current_player]  # type: ignore[index]
+            self.agent_selection = self.possible_agents[self._deciding_seat()]
         if self._rewards_set:
             self._accumulate_rewards()
+        if self.info_mode == "view":
+            self._refresh_view_infos(agent)
         if self.render_mode == "human":
             self.render()
 
@@ -463,15 +376,43 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's naming)
         assert game is not None, "call reset() first"
         seat = self._seat_of[agent]
         obs = observe(game, seat, self.max_players)
-        if self._ended or self.terminations.get(agent, True) or self.truncations.get(agent, True):
-            mask = np.zeros(NUM_ACTIONS, np.int8)
-        else:
-            mask = action_mask(game, seat)
-        return {"observation": obs, "action_mask": mask}
+        if (game.current_player != seat or self._ended or self.terminations.get(agent, True)
+                or self.truncations.get(agent, True)):
+            return {"observation": obs, "action_mask": np.zeros(NUM_ACTIONS, np.int8)}
+        # The masks of the legal-action sets met so far (a few hundred kinds in a game), copied out.
+        legal = tuple(game.legal_actions())
+        mask = self._masks.get(legal)
+        if mask is None:
+            if len(self._masks) >= _MASK_CACHE_SIZE:
+                self._masks.clear()
+            mask = self._masks[legal] = action_mask(game, seat)
+        return {"observation": obs, "action_mask": mask.copy()}
 
-    def _info(self, agent: str) -> dict[str, Any]:
-        assert self.game is not None
-        return self.game.view(self._seat_of[agent])
+    def _deciding_seat(self) -> int:
+        seat = self.game.current_player if self.game is not None else None
+        assert seat is not None, "a seat decides whenever the episode goes on"
+        return seat
+
+    def seat(self, agent: str) -> int:
+        """The seat ``agent`` sits in (``player_i`` sits in seat ``i``)."""
+        return self._seat_of[agent]
+
+    def view(self, agent: str) -> dict[str, Any]:
+        """``game.view(seat)`` of ``agent``: what it may know as a structured dict (``uno_env.core.view``)."""
+        game = self.game
+        if game is None:
+            raise RuntimeError("call reset() first")
+        return game.view(self._seat_of[agent])
+
+    def _refresh_view_infos(self, previous: str | None) -> None:
+        """``infos="view"``: the deciding agent's view, or every agent's once the episode has ended."""
+        if self._ended:
+            for agent in self.agents:
+                self.infos[agent] = self.view(agent)
+            return
+        if previous is not None:
+            self.infos[previous] = {}
+        self.infos[self.agent_selection] = self.view(self.agent_selection)
 
     def render(self) -> str | None:
         """``"ansi"``: the table as text from the deciding seat's view; ``"human"``: print it."""
@@ -534,8 +475,9 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo's naming)
         self._ended = saved["ended"]
         self._render_from = saved["render_from"]
         self._seeder.setstate(saved["seeder"])
-        self._version += 1
-        self.infos = _SeatInfos(self, self.agents)
+        self.infos = {agent: {} for agent in self.agents}
+        if self.info_mode == "view" and self.agent_selection in self.infos:
+            self._refresh_view_infos(None)
 
 
 def _share(winners: list[int], game: Game, n: int) -> list[float]:
@@ -570,17 +512,5 @@ def _score_rewards(game: Game, in_round: list[bool]) -> list[float]:
     return rewards
 
 
-class _CallableModule(types.ModuleType):
-    """This module, callable as ``uno_env.env(**kwargs)``.
-
-    Importing the submodule ``uno_env.env`` makes the package attribute ``uno_env.env`` this
-    module (Python sets a package's attribute to each submodule it loads), shadowing the
-    ``env()`` factory of the same name; calling the module calls the factory instead.
-    """
-
-    def __call__(self, **kwargs: Any) -> AECEnv:
-        return env(**kwargs)
-
-
-sys.modules[__name__].__class__ = _CallableModule
 assert A.NUM_ACTIONS == NUM_ACTIONS
+register_envs()

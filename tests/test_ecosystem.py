@@ -1,0 +1,113 @@
+"""The env as other libraries and the README use it: the README's loop, the parallel API, agents on the env."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from pettingzoo.test import parallel_api_test
+from pettingzoo.utils.conversions import aec_to_parallel, turn_based_aec_to_parallel
+
+import uno_env
+from agents import HumanAgent, ISMCTSAgent, RuleAgent
+
+README = Path(__file__).resolve().parent.parent / "README.md"
+
+
+def readme_block(marker: str) -> str:
+    """The README's python code block that contains ``marker``."""
+    blocks = re.findall(r"```python\n(.*?)```", README.read_text(), re.DOTALL)
+    matches = [b for b in blocks if marker in b]
+    assert len(matches) == 1, f"{len(matches)} README blocks contain {marker!r}"
+    return matches[0]
+
+
+def test_readme_pettingzoo_loop_replays_identically_in_fresh_interpreters() -> None:
+    code = readme_block("env.action_space(agent).seed(")
+    runs = [subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=300)
+            for _ in range(2)]
+    assert runs[0].stdout == runs[1].stdout and runs[0].stdout.strip()
+    turns = int(runs[0].stdout.split()[0])
+    assert turns > 10
+
+
+def test_readme_registry_block_runs_in_a_fresh_interpreter() -> None:
+    code = readme_block("uno_env.register_envs()")
+    if not hasattr(__import__("pettingzoo"), "make"):
+        pytest.skip("this PettingZoo (before 1.27) has no registry")
+    out = subprocess.run([sys.executable, "-c", code + "\nprint(aec.unwrapped.rules.edition, type(single).__name__)"],
+                         capture_output=True, text=True, check=False, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["monster_high", "OrderEnforcing"]
+
+
+@pytest.mark.slow
+def test_readme_single_agent_snippet_trains_with_one_torch_thread() -> None:
+    pytest.importorskip("sb3_contrib", reason="sb3-contrib is not installed (the train extra)")
+    code = readme_block("MaskablePPO(") + "\nprint(torch.get_num_threads(), model.num_timesteps)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False, timeout=600)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split()[-2:] == ["1", "512"]
+
+
+def test_aec_to_parallel_refuses_and_turn_based_conversion_plays_whole_games() -> None:
+    with pytest.raises(AssertionError, match="parallelizable"):
+        aec_to_parallel(uno_env.env(num_players=3))
+    parallel = turn_based_aec_to_parallel(uno_env.env(num_players=3, episode="round", max_turns=400))
+    parallel_api_test(parallel, num_cycles=200)
+    rng = np.random.default_rng(0)
+    observations, _ = parallel.reset(seed=4)
+    totals = dict.fromkeys(parallel.possible_agents, 0.0)
+    steps = 0
+    while parallel.agents:
+        deciding = [a for a, o in observations.items() if o["action_mask"].any()]
+        assert len(deciding) == 1  # one seat decides at a time; the others' masks are all zero
+        # The lowest legal id plays a card before drawing, so the round ends well before max_turns.
+        actions = {a: int(np.flatnonzero(o["action_mask"])[0]) if a in deciding else int(rng.integers(80))
+                   for a, o in observations.items()}
+        observations, rewards, terminations, truncations, infos = parallel.step(actions)
+        for agent, reward in rewards.items():
+            totals[agent] += reward
+        if parallel.agents:
+            assert {i["active_agent"] for i in infos.values()} == {parallel.unwrapped.agent_selection}
+        steps += 1
+    assert steps > 5 and sum(totals.values()) == pytest.approx(0.0) and any(totals.values())
+
+
+@pytest.mark.parametrize("make", [lambda: RuleAgent(), lambda: ISMCTSAgent(iterations=20, seed=1)],
+                         ids=["rule", "ismcts"])
+def test_view_reading_agents_play_through_the_env(make) -> None:
+    """Agents that read the seat's view get it from ``env.view`` (default infos) or ``infos="view"``."""
+    for infos in (None, "view"):
+        env = uno_env.env(num_players=2, episode="round", infos=infos)
+        env.reset(seed=5)
+        agent = make()
+        rng = np.random.default_rng(5)
+        for name in env.agent_iter():
+            observation, _, termination, truncation, info = env.last()
+            if termination or truncation:
+                env.step(None)
+                continue
+            if name == "player_0":
+                view = info if infos == "view" else env.view(name)
+                action = agent.act(observation, view)
+            else:
+                action = int(rng.choice(np.flatnonzero(observation["action_mask"])))
+            env.step(action)
+        assert env.unwrapped.game.is_round_over
+
+
+def test_human_agent_reads_the_view_through_the_env() -> None:
+    env = uno_env.env(num_players=2, episode="round")
+    env.reset(seed=6)
+    agent_name = env.agent_selection
+    typed = iter(["not an action", str(int(np.flatnonzero(env.last()[0]["action_mask"])[0]))])
+    shown: list[str] = []
+    human = HumanAgent(input_fn=lambda _prompt: next(typed), output_fn=shown.append)
+    action = human.act(env.last()[0], env.view(agent_name))
+    env.step(action)
+    assert shown and env.unwrapped.turns == 1

@@ -1,0 +1,293 @@
+"""``uno-env serve``: the web app's server (FastAPI, uvicorn, one WebSocket per browser tab).
+
+::
+
+    uno-env serve                      # http://127.0.0.1:8000
+    uno-env serve --port 8080 --host 0.0.0.0
+
+Routes: ``/`` the page (``static/index.html``), ``/static/...`` its scripts and styles (shipped
+in the package; nothing is fetched from elsewhere), ``/api/options`` the editions, opponents
+and rule options the page offers, ``/api/stats`` how many sessions are live, and ``/ws`` the
+game protocol (``uno_app.web.protocol``).
+
+A WebSocket whose ``Origin`` is another site's is refused (a page elsewhere cannot drive
+your games). Sessions survive a reload: the page keeps the session id and token and sends
+``resume``. Idle sessions expire after ``--idle-timeout`` seconds; at most
+``--max-sessions`` are live.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import logging
+import sys
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from fastapi import FastAPI, WebSocket, WebSocketDisconnect
+from fastapi.responses import FileResponse, JSONResponse
+from fastapi.staticfiles import StaticFiles
+from pydantic import BaseModel
+
+from uno_env.core.cards import EDITIONS
+from uno_env.core.errors import UnoError
+from uno_env.render import FLAVOUR
+
+from . import protocol as P
+from .seats import offered
+from .sessions import (
+    ClientError,
+    PlaySession,
+    Registry,
+    ReplaySession,
+    Session,
+    WatchSession,
+    replay_from_data,
+)
+
+STATIC = Path(__file__).resolve().parent / "static"
+DEFAULT_HOST = "127.0.0.1"
+DEFAULT_PORT = 8000
+log = logging.getLogger("uno_app.web")
+
+
+def options() -> dict[str, Any]:
+    """What the page may offer: editions (colors, letters, special wild), opponents, rule choices."""
+    editions = {
+        name: {"title": ed.title, "colors": list(ed.colors), "letters": ed.letters,
+               "special": None if not ed.special_code else {
+                   "code": ed.special_code, "name": ed.special_name, "flavour": FLAVOUR.get(ed.special_code, "")},
+               "symbol_value": ed.symbol_value}
+        for name, ed in EDITIONS.items()
+    }
+    return {"editions": editions, "opponents": offered(),
+            "rules": P.rule_choices(), "play_defaults": P.PlaySettings().model_dump(),
+            "watch_defaults": P.WatchSettings().model_dump(), "max_message_bytes": P.MAX_MESSAGE_BYTES}
+
+
+def _origin_ok(websocket: WebSocket) -> bool:
+    """No Origin (not a browser) or the same host the page came from."""
+    origin = websocket.headers.get("origin")
+    if origin is None:
+        return True
+    return urlsplit(origin).netloc.lower() == websocket.headers.get("host", "").lower()
+
+
+class Connection:
+    """One browser tab: its socket and the session it shows."""
+
+    def __init__(self, websocket: WebSocket, registry: Registry) -> None:
+        self.websocket = websocket
+        self.registry = registry
+        self.session: Session | None = None
+        self.send_lock = asyncio.Lock()
+
+    async def send(self, message: dict[str, Any]) -> None:
+        """Send one JSON message (one at a time)."""
+        async with self.send_lock:
+            await self.websocket.send_json(message)
+
+    async def open(self, session: Session, keep_previous: bool = False) -> None:
+        """Make ``session`` this tab's session (registered, attached, sent its state)."""
+        self.registry.add(session)
+        previous = self.session
+        if previous is not None and not keep_previous:
+            self.registry.remove(previous)
+        self.session = session
+        await self.send({"type": "session", "session": session.id, "token": session.token, "kind": session.kind})
+        await session.attach(self.send)
+
+    def current(self) -> Session:
+        """This tab's live session; raises ``ClientError``."""
+        session = self.session
+        if session is None or session.closed:
+            self.session = None
+            raise ClientError("no game here (or it expired): start one with Play, Watch, Load or Replay")
+        return session
+
+    async def dispatch(self, message: BaseModel) -> None:
+        """Act on one validated message; raises ``ClientError`` or ``UnoError``."""
+        if isinstance(message, P.Ping):
+            await self.send({"type": "pong"})
+        elif isinstance(message, P.NewGame):
+            await self.open(await asyncio.to_thread(PlaySession.create, message.settings))
+        elif isinstance(message, P.Watch):
+            await self.open(await asyncio.to_thread(WatchSession.create, message.settings))
+        elif isinstance(message, P.Load):
+            await self.open(await asyncio.to_thread(PlaySession.load, message))
+        elif isinstance(message, P.ReplayOpen):
+            await self.open_replay(message)
+        elif isinstance(message, P.ReplayDownload):
+            session = self.current()
+            replay = session.replay()
+            if replay is None:
+                raise ClientError("the replay shows every hand: it is available once the game is over")
+            await self.send({"type": "replay_data", "data": replay.to_dict(), "filename": "uno-replay.json",
+                             "session": session.id})
+        elif isinstance(message, P.Resume):
+            session = self.registry.get(message.session, message.token)
+            if self.session is not None and self.session is not session:
+                self.registry.remove(self.session)
+            self.session = session
+            await self.send({"type": "session", "session": session.id, "token": session.token, "kind": session.kind})
+            await session.attach(self.send)
+        elif isinstance(message, P.Leave):
+            if self.session is not None:
+                self.registry.remove(self.session)
+                self.session = None
+            await self.send({"type": "left"})
+        else:
+            session = self.current()
+            session.touch()
+            await session.handle(message)
+
+    async def open_replay(self, message: P.ReplayOpen) -> None:
+        if message.source == "game":
+            found = self.current().replay()
+            if found is None:
+                raise ClientError("the replay shows every hand: it is available once the game is over")
+            replay, title = found, {"play": "your game", "watch": "the watched game"}.get(self.current().kind, "")
+        else:
+            if message.data is None:
+                raise ClientError("replay_open with source 'data' needs data (a replay file or a saved game)")
+            replay, title = await asyncio.to_thread(replay_from_data, message.data)
+        await self.open(ReplaySession(replay, title))
+
+
+def create_app(*, max_sessions: int = 200, idle_timeout: float = 1800.0, sweep_every: float | None = None) -> FastAPI:
+    """The web app; ``app.state.registry`` holds its sessions."""
+    registry = Registry(max_sessions=max_sessions, idle_timeout=idle_timeout)
+    sweep = sweep_every if sweep_every is not None else max(1.0, min(60.0, idle_timeout / 4))
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        async def janitor() -> None:
+            while True:
+                await asyncio.sleep(sweep)
+                registry.expire()
+
+        task = asyncio.create_task(janitor())
+        try:
+            yield
+        finally:
+            task.cancel()
+            for session in list(registry.sessions.values()):
+                registry.remove(session)
+
+    app = FastAPI(title="uno_env", lifespan=lifespan, docs_url=None, redoc_url=None, openapi_url=None)
+    app.state.registry = registry
+    app.mount("/static", StaticFiles(directory=STATIC), name="static")
+
+    @app.get("/", include_in_schema=False)
+    async def index() -> FileResponse:
+        return FileResponse(STATIC / "index.html", headers={"Cache-Control": "no-cache"})
+
+    @app.get("/api/options")
+    async def api_options() -> JSONResponse:
+        return JSONResponse(options())
+
+    @app.get("/api/stats")
+    async def api_stats() -> JSONResponse:
+        return JSONResponse({**registry.stats(), "rss_bytes": rss_bytes()})
+
+    @app.websocket("/ws")
+    async def ws(websocket: WebSocket) -> None:
+        if not _origin_ok(websocket):
+            await websocket.close(code=1008, reason="cross-site connection refused")
+            return
+        await websocket.accept()
+        connection = Connection(websocket, registry)
+        await connection.send({"type": "hello", "version": 1})
+        try:
+            while True:
+                raw = await websocket.receive()
+                if raw["type"] == "websocket.disconnect":
+                    break
+                text = raw.get("text")
+                if text is None:
+                    text = (raw.get("bytes") or b"").decode("utf-8", "replace")
+                kind = None
+                try:
+                    message = P.parse_message(text)
+                    kind = getattr(message, "type", None)
+                    await connection.dispatch(message)
+                except (P.ProtocolError, ClientError, UnoError) as err:
+                    await connection.send({"type": "error", "message": str(err), "request": kind})
+        except WebSocketDisconnect:
+            pass
+        finally:
+            session = connection.session
+            if session is not None and session.sender == connection.send:
+                session.sender = None
+
+    return app
+
+
+def rss_bytes() -> int:
+    """This process's resident memory, in bytes (0 where /proc is missing)."""
+    try:
+        with open("/proc/self/statm") as handle:
+            import os
+
+            return int(handle.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="uno-env serve",
+                                     description="Play UNO in a web browser against AI opponents, watch them, replay games.")
+    parser.add_argument("--host", default=DEFAULT_HOST, help=f"address to listen on (default {DEFAULT_HOST}: this machine only)")
+    parser.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"port (default {DEFAULT_PORT})")
+    parser.add_argument("--idle-timeout", type=float, default=1800.0, metavar="SECONDS",
+                        help="drop a game nobody touched for this long (default 1800)")
+    parser.add_argument("--max-sessions", type=int, default=200, help="games held at once (default 200)")
+    parser.add_argument("--log-level", default="warning", choices=["critical", "error", "warning", "info", "debug"])
+    return parser
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Entry point of ``uno-env serve``."""
+    args = build_parser().parse_args(argv)
+    if not 0 <= args.port <= 65535:
+        print(f"uno-env serve: error: --port must be 0..65535, got {args.port}", file=sys.stderr)
+        raise SystemExit(2)
+    if args.idle_timeout <= 0 or args.max_sessions < 1:
+        print("uno-env serve: error: --idle-timeout and --max-sessions must be positive", file=sys.stderr)
+        raise SystemExit(2)
+    import uvicorn
+
+    app = create_app(max_sessions=args.max_sessions, idle_timeout=args.idle_timeout)
+    config = uvicorn.Config(app, host=args.host, port=args.port, log_level=args.log_level,
+                            ws_max_size=P.MAX_MESSAGE_BYTES + 1024)
+    server = uvicorn.Server(config)
+    shown = f"[{args.host}]" if ":" in args.host else args.host
+    if args.host not in ("127.0.0.1", "localhost", "::1"):
+        print(f"Note: listening on {args.host}: other machines can reach this server.", flush=True)
+
+    async def serve() -> None:
+        task = asyncio.create_task(server.serve())
+        while not server.started and not task.done():
+            await asyncio.sleep(0.05)
+        if server.started:
+            port = args.port
+            for listener in server.servers:
+                for sock in listener.sockets:
+                    port = sock.getsockname()[1]
+            print(f"uno-env serve: open http://{shown}:{port}/ in a browser (Ctrl-C to stop)", flush=True)
+        await task
+
+    try:
+        asyncio.run(serve())
+    except KeyboardInterrupt:
+        pass
+    if not server.started:
+        raise SystemExit(1)
+
+
+if __name__ == "__main__":
+    main()

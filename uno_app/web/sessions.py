@@ -1,0 +1,588 @@
+"""Sessions: a game against AI opponents, a watched AI game, or an open replay.
+
+Every message the server sends about a game is built by one of two functions:
+
+* ``seat_payload(game, seat, cursor)``: for a person at ``seat``, from ``game.view(seat)``
+  and ``game.events(seat)`` only, so it never holds a card hidden from that seat (another
+  hand, the draw pile, a card drawn by someone else). ``game.determinize(seat)`` resamples
+  every hidden card and leaves it unchanged (tested).
+* ``full_payload(game, cursor)``: every hand revealed, for watching AI-only games and for
+  replays of finished games, where nobody at the table is a person.
+
+A play session's table message adds only public facts: the seats' labels, who acted and
+the action's text (every decision is public in UNO), and the UNO timer. The one exception
+is ``save``: on request it sends the whole game (``Game.to_dict``, every hand) so the page
+can download it, as ``uno-env play``'s ``save`` writes it to a file. A finished game's
+replay is offered only once the game is over.
+
+A ``Registry`` holds the sessions; a session idle for ``idle_timeout`` seconds is closed
+and dropped (``Registry.expire``, run periodically by the server), and at most
+``max_sessions`` live at once, so memory stays bounded.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hmac
+import logging
+import random
+import secrets
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any, ClassVar
+
+from pydantic import BaseModel
+
+from uno_env.core import Game, Rules
+from uno_env.core import actions as A
+from uno_env.core.errors import StateError, UnoError
+from uno_env.replay import Recorder, Replay, ReplayError
+
+from ..terminal import SAVE_FORMAT, SAVE_VERSION, saved_game
+from . import protocol as P
+from .seats import Seat, SpecError, build_seat, check_spec, decide
+
+log = logging.getLogger("uno_app.web")
+
+HUMAN_LABEL = "you"
+CHECKPOINT_EVERY = 32  # a replay keeps a position every this many actions for seeking...
+MAX_KEPT = 500  # ...and at most this many
+Send = Callable[[dict[str, Any]], Awaitable[None]]
+
+
+class ClientError(ValueError):
+    """A valid message that the session cannot act on now (not your turn, no game, ...)."""
+
+
+def seat_payload(game: Game, seat: int, cursor: int) -> tuple[dict[str, Any], int]:
+    """What a person at ``seat`` is sent: the seat's view and its events from ``cursor`` on; and the new cursor."""
+    events = game.events(seat)
+    return {"view": game.view(seat), "events": events[cursor:]}, len(events)
+
+
+def full_payload(game: Game, cursor: int) -> tuple[dict[str, Any], int]:
+    """An all-hands-revealed table (watch, replay): the deciding seat's view, every hand, new events."""
+    events = game.events()
+    seat = game.current_player
+    return {"view": game.view(0 if seat is None else seat), "hands": game.hands, "events": events[cursor:]}, len(events)
+
+
+def _seed(value: int | None) -> int:
+    return value if value is not None else random.SystemRandom().randrange(2**63)
+
+
+def _expand(specs: list[str], count: int, what: str) -> list[str]:
+    if len(specs) == 1:
+        specs = specs * count
+    if len(specs) != count:
+        raise ClientError(f"{what} needs 1 or {count} agents for this table, got {len(specs)}")
+    try:
+        return [check_spec(s) for s in specs]
+    except SpecError as err:
+        raise ClientError(str(err)) from None
+
+
+def _rules(settings: P.TableSettings) -> Rules:
+    try:
+        return Rules(**settings.rule_options())
+    except UnoError as err:
+        raise ClientError(str(err)) from None
+
+
+class Session:
+    """State shared by every kind of session: identity, connection, lock, activity, tasks."""
+
+    kind: ClassVar[str] = "session"
+
+    def __init__(self) -> None:
+        self.id = secrets.token_hex(8)
+        self.token = secrets.token_urlsafe(18)
+        self.lock = asyncio.Lock()
+        self.sender: Send | None = None
+        self.last_active = time.monotonic()
+        self.closed = False
+        self.tasks: set[asyncio.Task[None]] = set()
+
+    def touch(self) -> None:
+        """Record activity (idle sessions expire)."""
+        self.last_active = time.monotonic()
+
+    async def send(self, message: dict[str, Any]) -> None:
+        """Send to the attached browser, if any (a broken connection detaches)."""
+        sender = self.sender
+        if sender is None:
+            return
+        message["session"] = self.id
+        try:
+            await sender(message)
+        except Exception:  # the browser went away: keep the session for a resume
+            if self.sender is sender:
+                self.sender = None
+
+    def spawn(self, coroutine: Awaitable[None]) -> None:
+        """Run a background task owned by this session (cancelled when it closes)."""
+        task: asyncio.Task[None] = asyncio.ensure_future(coroutine)
+        self.tasks.add(task)
+        task.add_done_callback(self.tasks.discard)
+
+    async def attach(self, sender: Send) -> None:
+        """A browser takes the session over and is sent its current state."""
+        self.sender = sender
+        self.touch()
+        async with self.lock:
+            await self.send(self.snapshot())
+
+    def snapshot(self) -> dict[str, Any]:
+        """The full current state for a browser that (re)attaches."""
+        raise NotImplementedError
+
+    async def handle(self, message: BaseModel) -> None:
+        """Act on one validated message (called with no lock held)."""
+        raise ClientError(f"a {self.kind} session does not take {getattr(message, 'type', '?')!r} messages")
+
+    def close(self) -> None:
+        """Stop the session's tasks; it takes no more messages."""
+        self.closed = True
+        for task in list(self.tasks):
+            task.cancel()
+
+    def replay(self) -> Replay | None:
+        """The replay this session may show (None while it would reveal hidden cards)."""
+        return None
+
+
+class PlaySession(Session):
+    """One person against AI opponents; the person's browser sees only ``seat_payload``."""
+
+    kind = "play"
+
+    def __init__(self, recorder: Recorder, human: int, seats: dict[int, Seat], specs: dict[int, str], *,
+                 uno_time: float, forgetful: float, seed: int) -> None:
+        super().__init__()
+        self.recorder = recorder
+        self.game = recorder.game
+        self.human = human
+        self.seats = seats
+        self.specs = specs
+        self.uno_time = uno_time
+        self.forgetful = forgetful
+        self.seed = seed
+        self.labels = [HUMAN_LABEL if s == human else seats[s].label for s in range(self.game.num_players)]
+        self.cursor = 0
+        self.precalled = False  # UNO called during this turn, before the call was asked for
+        self.decisions = 0  # counts every step; a pending UNO timer checks it
+        self.uno_deadline: float | None = None
+        self.error: str | None = None
+
+    # ---------------------------------------------------------------- building
+    @classmethod
+    def create(cls, settings: P.PlaySettings) -> PlaySession:
+        """A new game from the page's settings; raises ``ClientError``."""
+        rules = _rules(settings)
+        if settings.seat >= rules.num_players:
+            raise ClientError(f"seat must be 0..{rules.num_players - 1} for {rules.num_players} players")
+        seed = _seed(settings.seed)
+        game = Game(rules, seed=seed)
+        specs = _expand(list(settings.opponents), rules.num_players - 1, "opponents")
+        return cls.seated(Recorder(game, ["?"] * rules.num_players, meta={"seed": seed}), settings.seat,
+                          specs, uno_time=settings.uno_time, forgetful=settings.forgetful, seed=seed)
+
+    @classmethod
+    def seated(cls, recorder: Recorder, human: int, specs: list[str], *, uno_time: float, forgetful: float,
+               seed: int) -> PlaySession:
+        """Seat the AI opponents (``specs`` clockwise from the person's left) at a recorded game."""
+        game = recorder.game
+        n = game.num_players
+        seeder = random.Random(seed)
+        seats: dict[int, Seat] = {}
+        by_seat: dict[int, str] = {}
+        for offset, spec in enumerate(specs, 1):
+            seat = (human + offset) % n
+            try:
+                seats[seat] = build_seat(spec, game.rules.edition, n, seeder.getrandbits(63), forgetful)
+            except SpecError as err:
+                raise ClientError(str(err)) from None
+            by_seat[seat] = spec
+        session = cls(recorder, human, seats, by_seat, uno_time=uno_time, forgetful=forgetful, seed=seed)
+        recorder.agents = list(session.labels)
+        return session
+
+    @classmethod
+    def load(cls, message: P.Load) -> PlaySession:
+        """A game from a save (``uno-env play``'s format, which this app also writes, or a bare
+        ``Game.to_dict``), checked by the terminal game's ``saved_game``; raises ``ClientError``."""
+        try:
+            saved = saved_game(message.data, "this file")
+        except StateError as err:
+            raise ClientError(str(err)) from None
+        game = saved.game
+        n = game.num_players
+        human = message.seat if message.seat is not None else saved.human_seat or 0
+        if human >= n:
+            raise ClientError(f"seat must be 0..{n - 1} for this {n}-player game, got {human}")
+        specs_in = message.opponents or saved.opponents or ["ppo"]
+        specs = _expand(list(specs_in), n - 1, "opponents")
+        recorder = Recorder(game, ["?"] * n, meta={"loaded": True})
+        if saved.replay is not None:
+            try:
+                recorder = Recorder.resume(saved.replay, game)
+            except ReplayError as err:
+                raise ClientError(f"the save's replay does not fit its game: {err}") from None
+        seed = (saved.seed * 1_000_003 + len(recorder.actions)) % 2**63 if saved.seed else _seed(None)
+        return cls.seated(recorder, human, specs, uno_time=message.uno_time, forgetful=saved.forgetful, seed=seed)
+
+    # ---------------------------------------------------------------- messages
+    def snapshot(self) -> dict[str, Any]:
+        self.cursor = 0
+        self._arm_uno_timer()
+        return self.table()
+
+    def table(self, actor: int | None = None, action: str | None = None) -> dict[str, Any]:
+        """The table message: ``seat_payload`` plus public facts (labels, who did what, the UNO timer)."""
+        payload, self.cursor = seat_payload(self.game, self.human, self.cursor)
+        left = None if self.uno_deadline is None else max(0.0, self.uno_deadline - time.monotonic())
+        return {"type": "table", "mode": "play", "seat": self.human, "labels": self.labels, **payload,
+                "actor": actor, "action": action, "uno": {"called": self.precalled, "seconds_left": left},
+                "index": len(self.recorder.actions), "over": self.game.is_game_over, "error": self.error}
+
+    def save_data(self) -> dict[str, Any]:
+        """The whole game (every hand included) as ``uno-env play`` saves it, plus its replay from the start."""
+        n = self.game.num_players
+        return {"format": SAVE_FORMAT, "version": SAVE_VERSION, "human_seat": self.human,
+                "opponents": [self.specs[(self.human + k) % n] for k in range(1, n)],
+                "forgetful": self.forgetful, "seed": self.seed, "uno_prompt": False, "game": self.game.to_dict(),
+                "replay": self.recorder.replay().to_dict()}
+
+    def replay(self) -> Replay | None:
+        return self.recorder.replay() if self.game.is_game_over else None
+
+    async def handle(self, message: BaseModel) -> None:
+        async with self.lock:
+            if isinstance(message, P.Act):
+                await self._act(message.action)
+            elif isinstance(message, P.CallUno):
+                await self._call_uno()
+            elif isinstance(message, P.NextRound):
+                if not self.game.is_round_over or self.game.is_game_over:
+                    raise ClientError("the game is over" if self.game.is_game_over else "the round is not over yet")
+                self.recorder.next_round()
+                await self._step_done(None, None)
+            elif isinstance(message, P.Save):
+                await self.send({"type": "saved", "data": self.save_data(),
+                                 "filename": f"uno-{self.game.rules.edition}-round{self.game.round_number}.json"})
+            else:
+                await super().handle(message)
+
+    async def _act(self, action: str | int) -> None:
+        game = self.game
+        if game.is_round_over:
+            raise ClientError("the game is over" if game.is_game_over else "the round is over: deal the next round")
+        if game.current_player != self.human:
+            seat = game.current_player
+            raise ClientError(f"it is not your turn: player {seat} ({self.labels[seat or 0]}) decides now")
+        try:
+            chosen = game.parse_action(action) if isinstance(action, str) else game.action(action)
+            self.recorder.step(chosen)
+        except UnoError as err:
+            raise ClientError(str(err)) from None
+        await self._step_done(self.human, chosen.text)
+
+    async def _call_uno(self) -> None:
+        game = self.game
+        if game.is_round_over or game.current_player != self.human:
+            raise ClientError("call UNO during your own turn (before or as you play your second-to-last card)")
+        if A.UNO in game.legal_actions():
+            self.recorder.step(A.UNO)
+            await self._step_done(self.human, "uno")
+            return
+        self.precalled = True
+        await self.send(self.table())
+
+    async def attach(self, sender: Send) -> None:
+        await super().attach(sender)
+        async with self.lock:
+            await self._advance(None, None, send_first=False)
+
+    async def _step_done(self, actor: int | None, action: str | None) -> None:
+        """After a step: send it, then let the AI seats play until the person decides or the round ends."""
+        self.decisions += 1
+        self.uno_deadline = None
+        self.error = None
+        if self.game.current_player != self.human:
+            self.precalled = False
+        await self._advance(actor, action)
+
+    async def _advance(self, actor: int | None, action: str | None, send_first: bool = True) -> None:
+        game = self.game
+        while True:
+            if send_first:
+                self._arm_uno_timer()
+                await self.send(self.table(actor, action))
+                self.touch()
+            send_first = True
+            seat = game.current_player
+            if game.is_round_over or seat is None or self.closed:
+                return
+            if seat == self.human:
+                if game.phase.text == "uno" and self.precalled:
+                    self.recorder.step(A.UNO)
+                    self.precalled = False
+                    self.decisions += 1
+                    actor, action = seat, "uno"
+                    continue
+                return
+            ai = self.seats[seat]
+            try:
+                chosen, note = await asyncio.to_thread(decide, ai, game, seat)
+                self.recorder.step(chosen, note)
+            except Exception as err:  # an agent's bug must not take the server down
+                log.exception("AI seat %s failed", seat)
+                self.error = f"player {seat} ({self.labels[seat]}) failed: {type(err).__name__}: {err}"
+                await self.send(self.table())
+                return
+            self.decisions += 1
+            if game.current_player != self.human:
+                self.precalled = False
+            actor, action = seat, str(game.action(chosen))
+
+    def _arm_uno_timer(self) -> None:
+        game = self.game
+        if (self.uno_time <= 0 or self.uno_deadline is not None or game.current_player != self.human
+                or game.phase.text != "uno" or self.precalled):
+            return
+        self.uno_deadline = time.monotonic() + self.uno_time
+        self.spawn(self._uno_timeout(self.decisions, self.uno_time))
+
+    async def _uno_timeout(self, decision: int, seconds: float) -> None:
+        await asyncio.sleep(seconds)
+        async with self.lock:
+            if self.closed or self.decisions != decision:
+                return
+            self.recorder.step(A.NO_UNO)
+            await self._step_done(self.human, "no-uno")
+
+
+class WatchSession(Session):
+    """AI against AI at a chosen pace; every hand is shown (no person sits at the table)."""
+
+    kind = "watch"
+
+    def __init__(self, recorder: Recorder, seats: dict[int, Seat], delay: float) -> None:
+        super().__init__()
+        self.recorder = recorder
+        self.game = recorder.game
+        self.seats = seats
+        self.labels = [seats[s].label for s in range(self.game.num_players)]
+        recorder.agents = list(self.labels)
+        self.delay = delay
+        self.running = asyncio.Event()
+        self.paused = False
+        self.cursor = 0
+        self.started = False
+
+    @classmethod
+    def create(cls, settings: P.WatchSettings) -> WatchSession:
+        """An AI-only game from the page's settings; raises ``ClientError``."""
+        rules = _rules(settings)
+        seed = _seed(settings.seed)
+        specs = _expand(list(settings.agents), rules.num_players, "agents")
+        seeder = random.Random(seed)
+        try:
+            seats = {s: build_seat(spec, rules.edition, rules.num_players, seeder.getrandbits(63), settings.forgetful)
+                     for s, spec in enumerate(specs)}
+        except SpecError as err:
+            raise ClientError(str(err)) from None
+        recorder = Recorder(Game(rules, seed=seed), [s.label for s in seats.values()], meta={"seed": seed})
+        return cls(recorder, seats, settings.delay)
+
+    def frame(self, actor: int | None = None, action: str | None = None, note: dict[str, Any] | None = None
+              ) -> dict[str, Any]:
+        payload, self.cursor = full_payload(self.game, self.cursor)
+        return {"type": "frame", "mode": "watch", "labels": self.labels, **payload, "move": _move(
+            self.game, actor, action, note, self.labels), "index": len(self.recorder.actions),
+            "delay": self.delay, "paused": self.paused, "over": self.game.is_game_over}
+
+    def snapshot(self) -> dict[str, Any]:
+        self.cursor = 0
+        return self.frame()
+
+    async def attach(self, sender: Send) -> None:
+        await super().attach(sender)
+        if not self.paused:
+            self.running.set()
+        if not self.started:
+            self.started = True
+            self.spawn(self._run())
+
+    def replay(self) -> Replay | None:
+        return self.recorder.replay()
+
+    async def handle(self, message: BaseModel) -> None:
+        if not isinstance(message, P.WatchControl):
+            await super().handle(message)
+            return
+        async with self.lock:
+            if message.delay is not None:
+                self.delay = message.delay
+            if message.paused is not None:
+                self.paused = message.paused
+                (self.running.clear if self.paused else self.running.set)()
+            await self.send(self.frame())
+
+    async def _run(self) -> None:
+        game = self.game
+        while not game.is_game_over:
+            await self.running.wait()
+            if self.sender is None:  # nobody watching: wait for a resume
+                self.running.clear()
+                continue
+            async with self.lock:
+                if game.is_round_over:
+                    self.recorder.next_round()
+                    message = self.frame()
+                else:
+                    seat = game.current_player
+                    assert seat is not None
+                    chosen, note = await asyncio.to_thread(decide, self.seats[seat], game, seat)
+                    self.recorder.step(chosen, note)
+                    message = self.frame(seat, str(game.action(chosen)), note)
+                await self.send(message)
+                self.touch()
+            pause = self.delay * (4 if game.is_round_over else 1)
+            await asyncio.sleep(pause)
+
+
+def _move(game: Game, seat: int | None, action: str | None, note: dict[str, Any] | None,
+          labels: list[str]) -> dict[str, Any] | None:
+    """A decision for display: who, what, and (PPO) the most probable actions as texts."""
+    if seat is None or action is None:
+        return None
+    top = [[str(game.action(a)), p] for a, p in (note or {}).get("top", [])]
+    agent = (note or {}).get("agent") or labels[seat]
+    return {"seat": seat, "agent": agent, "action": action, "top": top}
+
+
+class ReplaySession(Session):
+    """A replay with a step slider: every hand shown, each decision with its agent (and PPO's odds)."""
+
+    kind = "replay"
+
+    def __init__(self, replay: Replay, title: str) -> None:
+        super().__init__()
+        self.replay_data = replay
+        self.title = title
+        self.index = len(replay.actions)
+        # Positions kept for seeking: at most MAX_KEPT, without their event logs (a frame needs only the
+        # events one action adds), so a long replay costs little memory.
+        self.every = max(CHECKPOINT_EVERY, -(-len(replay.actions) // MAX_KEPT))
+        self.kept: dict[int, Game] = {0: replay.start_game()}
+
+    def _game_at(self, index: int) -> Game:
+        """A fresh game at position ``index`` (before any ``finish``), from the nearest kept position."""
+        base = max(i for i in self.kept if i <= index)
+        game = self.kept[base].clone()
+        for i in range(base, index):
+            self.replay_data.apply(game, i)
+            if (i + 1) % self.every == 0 and i + 1 not in self.kept:
+                self.kept[i + 1] = Game.from_dict(game.to_dict(include_log=False))
+        return game
+
+    def frame(self, index: int) -> dict[str, Any]:
+        """The table at ``index`` with the events and the decision that led there."""
+        replay = self.replay_data
+        last = len(replay.actions)
+        if index > last:
+            raise ClientError(f"this replay has positions 0..{last}, not {index}")
+        move = None
+        if index == 0:
+            game, cursor = self._game_at(0), 0
+        else:
+            game = self._game_at(index - 1)
+            cursor = len(game.log)
+            seat = replay.apply(game, index - 1)
+            move = _move(game, seat, str(game.action(replay.actions[index - 1])),
+                         replay.annotations[index - 1] if index - 1 < len(replay.annotations) else None, replay.agents)
+        if index == last:
+            replay.finish(game)
+        payload, _ = full_payload(game, cursor)
+        self.index = index
+        return {"type": "frame", "mode": "replay", "labels": replay.agents, **payload, "move": move,
+                "index": index, "length": last, "title": self.title, "over": game.is_game_over}
+
+    def snapshot(self) -> dict[str, Any]:
+        return self.frame(self.index)
+
+    def replay(self) -> Replay | None:
+        return self.replay_data
+
+    async def handle(self, message: BaseModel) -> None:
+        if not isinstance(message, P.ReplaySeek):
+            await super().handle(message)
+            return
+        async with self.lock:
+            await self.send(self.frame(message.index))
+
+
+def replay_from_data(data: dict[str, Any]) -> tuple[Replay, str]:
+    """A replay (and a title) from a replay file or a saved game; raises ``ClientError``.
+
+    A save that holds its replay (this app's) replays from the start; another save (``uno-env
+    play``'s, a bare ``Game.to_dict``) opens as its one saved position, every hand shown."""
+    try:
+        if data.get("format") == "uno_env.replay":
+            return Replay.from_dict(data), "replay file"
+        saved = saved_game(data, "this file")
+    except StateError as err:
+        raise ClientError(f"{err} (a replay is a replay file or a saved game)") from None
+    if saved.replay is not None:
+        return saved.replay, "saved game"
+    game = saved.game
+    return Replay(start=game.to_dict(), agents=[f"player {s}" for s in range(game.num_players)]), "saved position"
+
+
+class Registry:
+    """The live sessions, at most ``max_sessions``, each dropped after ``idle_timeout`` idle seconds."""
+
+    def __init__(self, max_sessions: int = 200, idle_timeout: float = 1800.0) -> None:
+        self.max_sessions = max_sessions
+        self.idle_timeout = idle_timeout
+        self.sessions: dict[str, Session] = {}
+        self.expired = 0
+
+    def add(self, session: Session) -> None:
+        """Register a new session; raises ``ClientError`` when the server is full."""
+        if len(self.sessions) >= self.max_sessions:
+            self.expire()
+        if len(self.sessions) >= self.max_sessions:
+            session.close()
+            raise ClientError(f"the server holds its maximum of {self.max_sessions} games; try again later")
+        self.sessions[session.id] = session
+
+    def get(self, session_id: str, token: str) -> Session:
+        """The session with this id and token; raises ``ClientError``."""
+        session = self.sessions.get(session_id)
+        if session is None or not hmac.compare_digest(session.token, token):
+            raise ClientError("no such session (it ended or expired); start a new game")
+        return session
+
+    def remove(self, session: Session) -> None:
+        """Close and drop a session."""
+        session.close()
+        self.sessions.pop(session.id, None)
+
+    def expire(self, now: float | None = None) -> list[str]:
+        """Close and drop every session idle longer than ``idle_timeout``; their ids."""
+        now = time.monotonic() if now is None else now
+        gone = [s for s in self.sessions.values() if now - s.last_active > self.idle_timeout]
+        for session in gone:
+            self.remove(session)
+        self.expired += len(gone)
+        return [s.id for s in gone]
+
+    def stats(self) -> dict[str, Any]:
+        """Counts for /api/stats."""
+        kinds: dict[str, int] = {}
+        for session in self.sessions.values():
+            kinds[session.kind] = kinds.get(session.kind, 0) + 1
+        return {"sessions": len(self.sessions), "by_kind": kinds, "expired": self.expired,
+                "max_sessions": self.max_sessions, "idle_timeout": self.idle_timeout}
