@@ -52,7 +52,7 @@ from __future__ import annotations
 import operator
 import random
 from collections.abc import Sequence
-from typing import SupportsIndex, cast
+from typing import Any, SupportsIndex, cast
 
 from . import actions as A
 from .actions import Action, action_table, parse_action
@@ -96,7 +96,7 @@ from .events import (
     seat_log,
 )
 from .rules import Rules
-from .saves import STATE_FORMAT, STATE_VERSION, SaveDict, state_from_dict, state_to_dict
+from .saves import STATE_FORMAT, STATE_VERSION, state_from_dict, state_to_dict
 from .state import GameState, Phase, PublicState
 from .view import SeatView, View, checked_seat, seat_view, view_dict
 
@@ -1147,9 +1147,9 @@ class Game:
         state.log_start = self.state.log_start
         return Game.from_state(state, check=False, log_limit=self.log_limit)
 
-    def to_dict(self, include_log: bool = True) -> SaveDict:
-        """The whole state as JSON-serialisable data (see ``uno_env.core.saves``)."""
-        return state_to_dict(self.state, include_log)
+    def to_dict(self, include_log: bool = True) -> dict[str, Any]:
+        """The whole state as JSON-serialisable data (laid out as ``saves.SaveDict``; see ``uno_env.core.saves``)."""
+        return cast(dict[str, Any], state_to_dict(self.state, include_log))
 
     @classmethod
     def from_dict(cls, data: object, *, log_limit: int | None = DEFAULT_LOG_LIMIT) -> Game:
