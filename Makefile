@@ -38,11 +38,12 @@ test-eco: $(ECO)/.installed
 	$(ECO)/bin/python -m pytest -q -n 2 tests/test_ecosystem.py tests/test_ecosystem_rllib.py \
 	    tests/test_ecosystem_tianshou.py tests/test_ecosystem_agilerl.py tests/test_env.py tests/test_single_agent.py
 
-## bench: engine and env speed side by side with RLCard and OpenSpiel (installs the bench extra into the venv)
+## bench: engine, env and batched engine speed side by side with RLCard and OpenSpiel (installs the bench extra into the venv)
 bench: $(VENV)/.installed
 	$(BIN)/python -m pip install -q -e ".[bench]"
 	$(BIN)/python -m benchmarks.bench_engine
 	$(BIN)/python -m benchmarks.bench_env
+	$(BIN)/python -m benchmarks.bench_batched
 
 lint: $(VENV)/.installed
 	$(BIN)/python -m ruff check uno_env agents training uno_app tests benchmarks
