@@ -23,7 +23,9 @@ A spec is one of
     checkpoints in ``checkpoints/`` trained on the table's edition and size, the most
     specialised (fewest editions x table sizes), between equals the one trained on round
     points; else ``universal``. Classic at 2-4 players gets ``classic_points``, every other
-    table ``universal``. Without a table (``make_agent("ppo")``) it is ``universal``.
+    table ``universal``. Without a table (``make_agent("ppo")``) it is ``universal``. A
+    network fitted to imitate another agent (metadata ``imitates``: ``rule_net``) is never
+    picked: it stands in for that agent in training; name it (``ppo:rule_net``).
   - ``ppo:NAME``: a shipped checkpoint by name (``ppo:classic``, ``ppo:universal``...).
   - ``ppo:PATH`` or, the same, ``ppo:path=PATH``: a checkpoint file (relative paths are
     also tried from the repository root).
@@ -130,6 +132,7 @@ def shipped_checkpoint(edition: str | None = None, num_players: int | None = Non
     on the fewest editions x table sizes; between equals, one trained on round points
     (``env.reward: score``, since points decide the whole games people play); then by name.
     Without a table, or when none fits: ``universal.safetensors``, else the first ``universal*``.
+    A checkpoint that ``imitates`` another agent (``rule_net``) is never chosen.
     """
     folder = SHIPPED_DIR if directory is None else directory
     if not folder.is_dir():
@@ -142,7 +145,7 @@ def shipped_checkpoint(edition: str | None = None, num_players: int | None = Non
             except (ValueError, OSError):  # a damaged file is skipped, not fatal
                 continue
             editions, tables = meta.get("editions") or [], meta.get("num_players") or []
-            if edition in editions and num_players in tables:
+            if edition in editions and num_players in tables and not meta.get("imitates"):
                 env = (meta.get("config") or {}).get("env") or {}
                 on_points = isinstance(env, dict) and env.get("reward") == "score"
                 fits.append((len(editions) * len(tables), not on_points, path.name, path))

@@ -13,6 +13,7 @@
 * ``training.progress``: progress of the long phases, a bar on a terminal, plain lines otherwise;
 * ``training.quickstart``: a short run, then the evaluation table (``python -m training.quickstart``);
 * ``training.ship``: copy a run's checkpoint under ``checkpoints/`` with its config and evaluation;
+* ``training.rule_net``: a network fitted to RuleAgent's decisions by imitation alone (``rule_net``);
 * ``training.plot``: the training curve from a run's ``evals.jsonl``;
 * ``training.bench``: learner steps per second;
 * ``training.rllib``: self-play PPO on Ray RLlib, a laptop or a cluster (the ``rllib`` extra),

@@ -138,8 +138,10 @@ def play_demonstrations(config: TrainConfig, decisions: int, seed: int,
                           np.asarray(returns, np.float32), rounds)
 
 
-def imitate(policy: Any, config: TrainConfig, seed: int, show_progress: bool = True) -> dict[str, float]:
-    """Fit ``policy`` (an SB3 maskable actor-critic) to the teacher; returns the fit's statistics.
+def imitate(policy: Any, config: TrainConfig, seed: int, show_progress: bool = True,
+            demos: Demonstrations | None = None) -> dict[str, float]:
+    """Fit ``policy`` (an SB3 maskable actor-critic) to the teacher (or to ``demos``, recorded already);
+    returns the fit's statistics.
 
     Both phases report progress (``training.progress``; ``show_progress=False``: only a line per epoch).
     """
@@ -147,9 +149,10 @@ def imitate(policy: Any, config: TrainConfig, seed: int, show_progress: bool = T
 
     c = config.imitation
     started = time.perf_counter()
-    with Progress(f"[imitation] recording {c.teacher}'s play:", c.decisions, "decisions",
-                  enabled=show_progress) as bar:
-        demos = play_demonstrations(config, c.decisions, seed, on_progress=bar.update)
+    if demos is None:
+        with Progress(f"[imitation] recording {c.teacher}'s play:", c.decisions, "decisions",
+                      enabled=show_progress) as bar:
+            demos = play_demonstrations(config, c.decisions, seed, on_progress=bar.update)
     played = time.perf_counter() - started
     generator = torch.Generator().manual_seed(seed)
     optimizer = torch.optim.Adam(policy.parameters(), lr=c.learning_rate)
