@@ -78,6 +78,7 @@ def test_workers_only_bound_a_sharded_vec_env() -> None:
                                      "workers": 2}}).ppo.workers == 2
 
 
+@pytest.mark.slow
 def test_bad_yaml_config_fails_from_the_command_line_naming_the_key(tmp_path: Path) -> None:
     path = tmp_path / "bad.yaml"
     path.write_text("env:\n  edition: uno_flip\n", encoding="utf-8")
@@ -303,6 +304,7 @@ def test_reward_scale_multiplies_the_round_points_but_not_the_truncation_reward(
         assert any(cut for _, cut, _ in raw) == (max_turns == 12)
 
 
+@pytest.mark.slow
 def test_init_from_starts_the_actor_from_a_checkpoint_and_refuses_another_network(tmp_path: Path) -> None:
     from sb3_contrib import MaskablePPO
 
@@ -341,11 +343,11 @@ def test_privileged_features_are_the_other_hands_by_offset_then_the_next_draws()
         assert extra.shape == (privileged_size(4),) == ((4 - 1 + NEXT_DRAWS) * NUM_KINDS,)
         hands = extra[:3 * NUM_KINDS].reshape(3, NUM_KINDS)
         for offset in (1, 2):
-            expected = np.bincount(game._hands[(seat + offset) % 3], minlength=NUM_KINDS)
+            expected = np.bincount(game.state.hands[(seat + offset) % 3], minlength=NUM_KINDS)
             assert np.array_equal(hands[offset - 1], expected)
         assert not hands[2].any()  # offset 3 is padding at a 3-player table
         draws = extra[3 * NUM_KINDS:].reshape(NEXT_DRAWS, NUM_KINDS)
-        assert [int(np.flatnonzero(row)[0]) for row in draws] == game._draw[::-1][:NEXT_DRAWS]
+        assert [int(np.flatnonzero(row)[0]) for row in draws] == game.state.draw_pile[::-1][:NEXT_DRAWS]
 
 
 def test_privileged_critic_reads_the_hidden_part_and_the_exported_policy_never_does(tmp_path: Path) -> None:

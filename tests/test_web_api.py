@@ -285,7 +285,7 @@ def two_card_position(seat: int, players: int, seed: int) -> Game:
         while not game.is_round_over:
             legal = game.legal_actions()
             hand = game.hands[game.current_player or 0]
-            if (game.current_player == seat and game.phase.value == "play" and len(hand) == 2
+            if (game.current_player == seat and game.phase.text == "play" and len(hand) == 2
                     and any(a < 52 for a in legal)):
                 return game
             plays = [a for a in legal if a < 55]

@@ -378,8 +378,9 @@ class PlaySession:
         for seat in range(view["num_players"]):
             label = "you" if seat == self.human else self.labels.get(seat, "?")
             marks = []
-            if view["teams"][seat] is not None:
-                marks.append(f"team {'AB'[view['teams'][seat]]}")
+            team = view["teams"][seat]
+            if team is not None:
+                marks.append(f"team {'AB'[team]}")
             if seat == view["dealer"]:
                 marks.append("dealer")
             if view["eliminated"][seat]:
