@@ -1,7 +1,7 @@
 """PPOAgent: a trained policy played from a shareable checkpoint, in numpy only.
 
 >>> from agents import PPOAgent
->>> agent = PPOAgent.load("checkpoints/universal.safetensors")
+>>> agent = PPOAgent.load("agents/checkpoints/universal.safetensors")
 >>> agent.metadata["editions"], agent.metadata["num_players"]
 
 The checkpoint format (``FORMAT_VERSION`` 1) is one ``.safetensors`` file: no pickle, so
@@ -51,8 +51,9 @@ METADATA_KEY = "uno_env"
 ACTIVATIONS = ("tanh", "relu")
 # Where relative checkpoint paths are also looked up: the repository root in a checkout (site-packages when installed).
 SOURCE_ROOT = Path(__file__).resolve().parent.parent
-# The shipped checkpoints: the one place that says where they are (everything else reads SHIPPED_DIR).
-SHIPPED_DIR = SOURCE_ROOT / "checkpoints"
+# The shipped checkpoints, package data of ``agents`` (installed with it): the one place that says where they
+# are (everything else reads SHIPPED_DIR).
+SHIPPED_DIR = Path(__file__).resolve().parent / "checkpoints"
 
 
 class CheckpointError(ValueError):

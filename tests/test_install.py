@@ -115,8 +115,6 @@ def test_train_from_the_installed_command(installed: Installed) -> None:
     assert demo.returncode == 2 and demo.stderr.count("\n") == 1 and "--config FILE" in demo.stderr, demo.stderr
 
 
-@pytest.mark.xfail(not (ROOT / "agents" / "checkpoints").is_dir(), strict=True,
-                   reason="the shipped checkpoints are still in the top-level checkpoints/ folder, not package data")
 def test_shipped_checkpoints_travel_with_the_wheel(installed: Installed) -> None:
     assert SHIPPED_DIR.is_relative_to(ROOT / "agents")  # where package data can travel from
     report = installed.run("uno-env", "evaluate", "--agents", "ppo", "rule", "--games", "2", "--no-progress")

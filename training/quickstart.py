@@ -5,7 +5,7 @@
 Trains into ``runs/quickstart`` (replacing an earlier quickstart run; ``--resume`` continues an
 interrupted one instead: Ctrl-C prints the command), then plays through the tournament harness
 (seat rotation, duplicate deals): the fresh policy and the shipped
-``checkpoints/classic.safetensors``, ``classic_points.safetensors`` and ``universal.safetensors``
+``agents/checkpoints/classic.safetensors``, ``classic_points.safetensors`` and ``universal.safetensors``
 each against the random and rule baselines (2 and 4 players, classic), and the fresh policy
 against each shipped one. Every phase prints its progress (a line per lineup of the evaluation).
 """

@@ -1,15 +1,15 @@
-"""Ship a trained checkpoint: copy it under ``checkpoints/`` with its config, evaluation and curve.
+"""Ship a trained checkpoint: copy it under ``agents/checkpoints/`` with its config, evaluation and curve.
 
 ``python -m training.ship runs/universal --name universal --games 10000 --other-games 2000 --whole-games 2000``
 
-Writes ``checkpoints/<name>.safetensors`` (the run's ``best``), ``checkpoints/<name>.yaml``
+Writes ``agents/checkpoints/<name>.safetensors`` (the run's ``best``), ``agents/checkpoints/<name>.yaml``
 (the run's config with ``total_steps`` set to the checkpoint's step, so running it again
 reproduces the checkpoint as that run's ``last.safetensors``; for a run that was resumed, its
-header lists the commands, one per resume), ``checkpoints/<name>.json`` (metadata and the
+header lists the commands, one per resume), ``agents/checkpoints/<name>.json`` (metadata and the
 evaluation, per edition: against rule and against random at 2 and 4 players, or at the table
 sizes ``--players`` names, through the tournament harness with seat rotation, one round per
 game; then, for classic, the same lineups over whole games to 500 points) and
-``checkpoints/<name>.md`` (the same as tables),
+``agents/checkpoints/<name>.md`` (the same as tables),
 plus the training curve (``--curve``, default ``docs/training_curve_<name>.png``).
 """
 
