@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo test test-eco bench lint clean
+.PHONY: demo test test-fast test-eco bench lint clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -20,6 +20,10 @@ demo: $(VENV)/.installed
 ## test: set up and run the whole test suite
 test: $(VENV)/.installed
 	$(BIN)/python -m pytest -q -n 2
+
+## test-fast: the suite without the tests marked slow (under a minute on 2 cores), for day-to-day work
+test-fast: $(VENV)/.installed
+	$(BIN)/python -m pytest -q -n 2 -m "not slow"
 
 ## test-eco: the ecosystem tests (Ray RLlib, Tianshou, AgileRL) in .venv-eco, whose pins differ from .venv's
 ECO := .venv-eco
@@ -42,7 +46,7 @@ bench: $(VENV)/.installed
 	$(BIN)/python -m benchmarks.bench_batched
 
 lint: $(VENV)/.installed
-	$(BIN)/python -m ruff check uno_env agents training uno_app tests benchmarks
+	$(BIN)/python -m ruff check uno_env agents training uno_app tests benchmarks examples
 	$(BIN)/python -m mypy
 
 clean:

@@ -3,8 +3,9 @@
 The agent reads nothing but ``info`` (``game.view(seat)``); ``observation`` is ignored. Each
 playout:
 
-1. *Determinize*: ``uno_env.core.infoset.InfoSet(info).sample(rng)`` deals the cards hidden
-   from the seat uniformly from the cards it has not seen (a full ``Game``).
+1. *Determinize*: ``uno_env.core.determinize.InfoSet(info).sample_state(rng)`` (the engine's
+   one determinizer) deals the cards hidden from the seat uniformly from the cards it has not
+   seen; ``Game.from_state`` plays on from that state (keeping no event log).
 2. *Select / expand*: the tree holds the seat's own decisions only. Walking down, the seat's
    decisions are chosen by UCT with availability counts (a child's exploration term uses the
    number of playouts in which its action was legal, since the legal actions differ from one
@@ -66,22 +67,15 @@ from typing import Any
 from uno_env.core import Game
 from uno_env.core import actions as A
 from uno_env.core.cards import DRAW_TWO, KIND_COLOR, KIND_RANK, NUM_COLORS, SKIP, WILD, WILD_DRAW_FOUR
-from uno_env.core.game import (
-    CATCH_PHASE,
-    CHALLENGE,
-    CHOOSE_COLOR,
-    GIVE_AWAY,
-    PLAY,
-    PLAY_DRAWN,
-    ROUND_OVER,
-    STACK_PHASE,
-    SWAP_PHASE,
-    UNO_PHASE,
-)
-from uno_env.core.infoset import InfoSet
+from uno_env.core.determinize import InfoSet
+from uno_env.core.state import Phase
 
 from .base import Agent, legal_action_ids
 
+PLAY, PLAY_DRAWN, CHOOSE_COLOR, GIVE_AWAY, CHALLENGE = (
+    Phase.PLAY, Phase.PLAY_DRAWN, Phase.CHOOSE_COLOR, Phase.GIVE_AWAY, Phase.CHALLENGE)
+UNO_PHASE, CATCH_PHASE, SWAP_PHASE, STACK_PHASE, ROUND_OVER = (
+    Phase.UNO, Phase.CATCH, Phase.SWAP, Phase.STACK, Phase.ROUND_OVER)
 ROLLOUTS = ("heuristic", "random")
 ROOTS = ("paired", "uct")
 MAX_ROLLOUT_DECISIONS = 3000  # a playout still running after this many decisions scores as a draw
@@ -92,9 +86,10 @@ def heuristic_action(game: Game, rng: random.Random, epsilon: float = 0.1) -> in
     legal = game.legal_actions()
     if len(legal) == 1:
         return legal[0]
-    phase = game._phase
-    seat = game._current
-    hand = game._hands[seat]
+    state = game.state
+    phase = state.public.phase
+    seat = state.public.current
+    hand = state.hands[seat]
     if phase == PLAY:
         plays = legal[:-1]  # the last legal action of the play phase is always draw
         if len(hand) == 1 or len(plays) == 1:
@@ -105,8 +100,8 @@ def heuristic_action(game: Game, rng: random.Random, epsilon: float = 0.1) -> in
         for k in hand:
             if k < WILD:
                 counts[KIND_COLOR[k]] += 1
-        heads_up = game._live == 2
-        threat = len(game._hands[game.next_seat(seat)]) <= 2
+        heads_up = game.seats_left == 2
+        threat = len(state.hands[game.next_seat(seat)]) <= 2
         best, best_score = plays[0], -1e9
         for k in plays:
             if k < WILD:
@@ -141,18 +136,19 @@ def heuristic_action(game: Game, rng: random.Random, epsilon: float = 0.1) -> in
     if phase == CHALLENGE or phase == STACK_PHASE:
         return legal[0] if legal[0] < A.NUM_PLAY_ACTIONS else A.ACCEPT
     if phase == SWAP_PHASE:
-        sizes = game._hands
+        hands = state.hands
         n = game.num_players
-        return min(legal, key=lambda a: len(sizes[(seat + a - A.SWAP_BASE) % n]))
+        return min(legal, key=lambda a: len(hands[(seat + a - A.SWAP_BASE) % n]))
     return legal[0]
 
 
 def random_action(game: Game, rng: random.Random, epsilon: float = 0.0) -> int:
     """Play-first random: a uniformly chosen playable card when one plays, else uniform."""
     legal = game.legal_actions()
-    if game._phase == PLAY and len(legal) > 1:
+    phase = game.phase
+    if phase == PLAY and len(legal) > 1:
         return rng.choice(legal[:-1])
-    if game._phase == UNO_PHASE:
+    if phase == UNO_PHASE:
         return A.UNO
     return rng.choice(legal)
 
@@ -264,7 +260,7 @@ class ISMCTSAgent(Agent):
         paired = self.root == "paired"
         done = 0
         while (budget is None or done < budget) and (deadline is None or time.perf_counter() < deadline):
-            game = infoset.sample(rng)
+            game = Game.from_state(infoset.sample_state(rng), check=False, log_limit=0)
             if paired:  # every root action on this determinization, with the same rollout seed
                 rollout_seed = rng.getrandbits(64)
                 for a in legal:
@@ -331,16 +327,17 @@ class ISMCTSAgent(Agent):
         root = node if not path else None  # the search's root always branches
         expanding = True
         steps = 0
-        while game._phase < ROUND_OVER and steps < MAX_ROLLOUT_DECISIONS:
+        table = game.state.public  # the live public state: whose decision, which phase
+        while table.phase < ROUND_OVER and steps < MAX_ROLLOUT_DECISIONS:
             steps += 1
-            if not expanding or game._current != seat:
+            if not expanding or table.current != seat:
                 game.step(policy(game, rng, epsilon))
                 continue
             if node.visits < expand_after and node is not root:  # too few visits to branch: the policy decides
                 expanding = False
                 continue
             legal = game.legal_actions()
-            phase = game._phase
+            phase = table.phase
             if len(legal) == 1 or phase == UNO_PHASE or phase == CATCH_PHASE:
                 game.step(A.UNO if phase == UNO_PHASE else A.CATCH if phase == CATCH_PHASE else legal[0])
                 continue
@@ -367,8 +364,8 @@ class ISMCTSAgent(Agent):
             assert best is not None
             path.append(best)
             node = best
-            game.step(game._actions[best_action])
-        if game._phase < ROUND_OVER:
+            game.step(game.action(best_action))
+        if table.phase < ROUND_OVER:
             value = 0.5
         else:
             winner = game.round_winner

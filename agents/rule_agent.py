@@ -47,7 +47,7 @@ _DECK_COUNTS: dict[str, list[int]] = {}
 def _kind_table(edition: Edition) -> dict[str, int]:
     table = _CODE_TO_KIND.get(edition.name)
     if table is None:
-        table = {edition.code(k): k for k in range(NUM_KINDS) if k != SPECIAL_WILD or edition.special_code}
+        table = {edition.code(k): k for k in range(NUM_KINDS) if k != SPECIAL_WILD or edition.special}
         _CODE_TO_KIND[edition.name] = table
     return table
 
@@ -60,6 +60,11 @@ def _deck_counts(edition: Edition) -> list[int]:
             counts[k] += 1
         _DECK_COUNTS[edition.name] = counts
     return counts
+
+
+def _effect(edition: Edition) -> str | None:
+    """What the edition's special wild does (``SpecialWild.effect``), None without one."""
+    return edition.special.effect if edition.special else None
 
 
 _PLAIN_WILD_MAX = -15.0  # a wild scoring below this is played only for want of anything else
@@ -429,7 +434,7 @@ class RuleAgent(Agent):
     def _saves_wild(self, f: _Facts, wild: int) -> bool:
         """Whether to draw rather than spend a wild nobody is threatening us into playing."""
         return (self.save_wilds > 0 and len(f.hand) > 2 and wild != WILD_DRAW_FOUR
-                and not (wild == SPECIAL_WILD and f.edition.special_code == "WG")
+                and not (wild == SPECIAL_WILD and _effect(f.edition) == "greyskull_draws")
                 and not f.info["rules"].get("draw_until_playable")
                 and min(o["hand_size"] for o in f.rivals) >= self.save_wilds)
 
@@ -530,19 +535,19 @@ class RuleAgent(Agent):
         if k == WILD_DRAW_FOUR:
             score += 3 + (30 if next_threat else 0)
         elif k == SPECIAL_WILD:
-            special = f.edition.special_code
-            if special == "WU":
+            effect = _effect(f.edition)
+            if effect == "give_away":
                 give = max(f.count)
                 if sum(1 for c in f.count if c) == 1 and len(f.hand) == give + 1:
                     score = 100.0  # gives away every other card: goes out
                 elif give >= self.urrrhhh_min or (give and min(o["hand_size"] for o in f.rivals) <= 2):
                     score = 10.0 + give
-            elif special == "WG":
+            elif effect == "greyskull_draws":
                 if min(o["hand_size"] for o in f.rivals) <= self.greyskull_trigger:
                     score = 10.0
                 else:
                     score += 2
-            elif special == "WK":
+            elif effect == "king_pig_deal":
                 score += 0.5 if len(f.hand) > 4 else -0.5
         return score
 

@@ -126,7 +126,7 @@ class Lockstep:
                       **env.rules[i].to_dict())
         ref.reset(options={"game": game})
         assert ref.game is not None
-        ref.game._rng = EngineShuffle(int(env.tables.rng_key[i]), int(env.tables.rng_counter[i]))
+        ref.game.state.rng = EngineShuffle(int(env.tables.rng_key[i]), int(env.tables.rng_counter[i]))
         return ref
 
     def compare_all(self) -> None:
@@ -152,7 +152,7 @@ class Lockstep:
             assert game is not None
             seat = game.current_player
             assert seat == int(state.current_player[i]), f"table {i}: seat {int(state.current_player[i])}, python {seat}"
-            self.seen["phase " + game.phase.value] += 1
+            self.seen["phase " + game.phase.text] += 1
             expected = observe(game, seat, self.env.max_players)
             if not np.array_equal(expected, obs[i]):
                 where = np.nonzero(expected != obs[i])[0].tolist()

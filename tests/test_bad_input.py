@@ -149,10 +149,10 @@ def test_unparsable_text_names_the_edition_colors_and_letters():
         ({"num_players": "4"}, "num_players must be an int from 2 to 10, got '4'"),
         ({"num_players": True}, "num_players must be an int from 2 to 10, got True"),
         ({"num_players": 4.0}, "num_players must be an int from 2 to 10"),
-        ({"target_score": 0}, "target_score must be a positive int, got 0"),
-        ({"target_score": -500}, "target_score must be a positive int"),
-        ({"target_score": True}, "target_score must be a positive int, got True"),
-        ({"target_score": "500"}, "target_score must be a positive int"),
+        ({"target_score": 0}, "target_score must be an int from 1 to 1,000,000, got 0"),
+        ({"target_score": -500}, "target_score must be an int from 1 to 1,000,000"),
+        ({"target_score": True}, "target_score must be an int from 1 to 1,000,000, got True"),
+        ({"target_score": "500"}, "target_score must be an int from 1 to 1,000,000"),
         ({"uno_call": "sometimes"}, "uno_call must be one of explicit, auto, got 'sometimes'"),
         ({"uno_call": True}, "uno_call must be one of explicit, auto"),
         ({"scoring": "highest"}, "scoring must be one of standard, lowest, got 'highest'"),
@@ -380,7 +380,7 @@ def test_from_dict_known_cards_not_in_the_targets_hand(saved):
     data = copy.deepcopy(saved)
     absent = next(c for c in data["hands"][1] if c not in data["hands"][0])
     data["known"] = [{"observer": 1, "target": 0, "cards": [absent]}]
-    load_fails(data, rf"known\[0\]: {absent} is not \(often enough\) in seat 0's hand")
+    load_fails(data, rf"known: seat 1's knowledge of seat 0: {absent} is not \(often enough\) in seat 0's hand")
     twice = copy.deepcopy(saved)
     card = twice["hands"][0][0]
     twice["known"] = [{"observer": 2, "target": 0, "cards": [card] * (twice["hands"][0].count(card) + 1)}]

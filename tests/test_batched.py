@@ -155,7 +155,7 @@ def test_special_wild_turned_first_acts_as_a_plain_wild():
     env = BatchedUno(3, edition=editions, num_players=4, episode="round")
     run = Lockstep(env, ["plays-first"] * 3, full_every=1)
     run.start(decks=decks, dealers=[1, 1, 1])
-    assert all(Phase(p) is Phase.CHOOSE_COLOR for p in [ref.game.phase.value for ref in run.refs])
+    assert all(Phase.from_text(p) is Phase.CHOOSE_COLOR for p in [ref.game.phase.text for ref in run.refs])
     run.run(10)
 
 

@@ -116,7 +116,7 @@ def test_rule_4_5_cards_given_away_stay_known_in_samples():
 def test_rule_5_4_own_bluff_is_kept_and_others_bluff_is_sampled():
     game = stacked_game("classic", 2, hands={1: ["W4", "R1", "G2", "G3", "G4", "B5", "B6"]}, start=["R9"])
     play(game, ["play W4", "color green"])
-    assert game.phase.value == "challenge"
+    assert game.phase.text == "challenge"
     mine = sample_game(game.view(1), 0)
     assert mine.to_dict()["pending"]["w4_guilty"] is True  # seat 1 held red: a bluff it knows of
     guilt = {sample_game(game.view(0), seed).to_dict()["pending"]["w4_guilty"] for seed in range(30)}
@@ -129,7 +129,7 @@ def test_rule_3_4_card_another_seat_just_drew_is_a_hidden_card_playable_only_und
     game = stacked_game("classic", 2, hands={1: ["B1", "B2", "B3", "B4", "B5", "B6", "B7"]}, start=["R9"],
                         then=["R3"], draw_until_playable=until_playable)
     play(game, ["draw"])
-    assert game.phase.value == "play_drawn" and game.current_player == 1
+    assert game.phase.text == "play_drawn" and game.current_player == 1
     view = game.view(0)
     playable = set()
     for seed in range(30):

@@ -56,7 +56,7 @@ def reference(view: dict, max_players: int = DEFAULT_MAX_PLAYERS) -> np.ndarray:
     v[at("top_card", ed.kind(view["top_card"]))] = 1
     if view["active_color"] is not None:
         v[at("active_color", view["colors"].index(view["active_color"]))] = 1
-    v[at("phase", PHASES.index(Phase(view["phase"])))] = 1
+    v[at("phase", PHASES.index(Phase.from_text(view["phase"])))] = 1
     v[at("direction")] = view["direction"]
     if view["drawn_card"] is not None:
         v[at("drawn_card", ed.kind(view["drawn_card"]))] = 1
@@ -193,9 +193,9 @@ def test_encoder_cache_is_safe_across_interleaved_games_and_copies() -> None:
                 assert np.array_equal(observe(copy, seat), expected)
         copies[0].step(rng.choice(copies[0].legal_actions()))  # a copy moving on changes nothing here
         assert np.array_equal(observe(game, 0), reference(game.view(0)))
-        before = len(game._discard)
+        before = len(game.state.public.discard_pile)
         game.step(rng.choice(game.legal_actions()))
-        reshuffles += len(game._discard) < before
+        reshuffles += len(game.state.public.discard_pile) < before
     assert reshuffles > 0
 
 

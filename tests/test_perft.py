@@ -130,7 +130,7 @@ def test_hand_checked_first_decisions(pinned):
     for case in ("classic/2/0/default", "monster_high/4/1/default", "angry_birds/4/2/default",
                  "masters_of_the_universe/2/1/default"):
         for game, texts in walk(case, 14):
-            if game.phase.value not in ("play", "play_drawn"):
+            if game.phase.text not in ("play", "play_drawn"):
                 continue
             ed = game.edition
             hand = game.hands[game.current_player]
@@ -140,7 +140,7 @@ def test_hand_checked_first_decisions(pinned):
             def plays(c: str, active: str = active, top: str = top) -> bool:
                 return c.startswith("W") or c[0] == active or (not top.startswith("W") and c[1:] == top[1:])
 
-            if game.phase.value == "play_drawn":  # rule 3.4: play the drawn card if it plays, or keep it
+            if game.phase.text == "play_drawn":  # rule 3.4: play the drawn card if it plays, or keep it
                 drawn = game.drawn_card
                 assert texts == ([f"play {drawn}"] if plays(drawn) else []) + ["keep"], (case, drawn, top)
                 continue
@@ -155,7 +155,7 @@ def test_hand_checked_first_decisions(pinned):
     # Its third decision: seat 0 held nothing but W to play on R0, drew, and drew YD, which
     # matches neither red nor 0: a forced keep (rule 3.4), pinned as a count of 1.
     drawn_game, drawn_texts = walk("classic/2/0/default", 3)[2]
-    assert (drawn_game.phase.value, drawn_game.current_player, drawn_game.drawn_card) == ("play_drawn", 0, "YD")
+    assert (drawn_game.phase.text, drawn_game.current_player, drawn_game.drawn_card) == ("play_drawn", 0, "YD")
     assert drawn_texts == ["keep"] and pinned["counts"]["classic/2/0/default"][2] == 1
 
 
@@ -171,7 +171,7 @@ HAND_CHECKED_LEGAL = ["play R0", "play R9", "play W4", "draw"]
 def show(case: str, decisions: int) -> None:
     for step, (game, texts) in enumerate(walk(case, decisions)):
         seat = game.current_player
-        print(f"{step:3d} seat {seat} phase {game.phase.value:12s} top {game.top_card:3s} "
+        print(f"{step:3d} seat {seat} phase {game.phase.text:12s} top {game.top_card:3s} "
               f"active {game.active_color} hand {game.hands[seat]} -> {len(texts)}: {texts}")
 
 

@@ -53,6 +53,7 @@ def _raw_write(path: Path, tensors: dict[str, np.ndarray], meta: dict[str, objec
     save_file(tensors, str(path), metadata={METADATA_KEY: json.dumps(meta)})
 
 
+@pytest.mark.slow
 def test_numpy_forward_matches_the_torch_policy_logits_and_masked_argmax(tmp_path: Path) -> None:
     pytest.importorskip("sb3_contrib")
     import torch
@@ -97,6 +98,7 @@ def test_numpy_forward_matches_the_torch_policy_logits_and_masked_argmax(tmp_pat
         assert np.array_equal(singles, torch_actions)
 
 
+@pytest.mark.slow
 def test_ppo_agent_plays_only_legal_actions_in_every_edition_and_table_size(tmp_path: Path) -> None:
     path = _random_checkpoint(tmp_path / "p.safetensors")
     for deterministic in (True, False):

@@ -20,7 +20,7 @@ pytest.importorskip("yaml")
 import yaml  # noqa: E402
 
 from agents import PPOAgent  # noqa: E402
-from agents.ppo_agent import read_checkpoint  # noqa: E402
+from agents.ppo_agent import SHIPPED_DIR, read_checkpoint  # noqa: E402
 from agents.tournament import evaluate  # noqa: E402
 from training import critic  # noqa: E402
 from training.config import ConfigError, config_from_dict  # noqa: E402
@@ -45,7 +45,7 @@ from uno_env.core.actions import DRAW, NUM_PLAY_ACTIONS  # noqa: E402
 torch.set_num_threads(1)  # small tensors: a second thread only contends for the cores (tenfold slower here)
 
 ROOT = Path(__file__).resolve().parent.parent
-STAND_IN = str(ROOT / "checkpoints" / "rule_net.safetensors")  # the network fitted to RuleAgent
+STAND_IN = str(SHIPPED_DIR / "rule_net.safetensors")  # the network fitted to RuleAgent
 
 
 def _tiny(run_dir: Path | str = "", **sections: Any) -> dict[str, Any]:

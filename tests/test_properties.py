@@ -306,7 +306,7 @@ def play_game(
             actions.append("next_round")
             round_decisions = 0
             continue
-        stats.phases[game.phase.value] += 1
+        stats.phases[game.phase.text] += 1
         if sweep(game, len(actions)):
             check_every_action(game)
         action = policy(game, rng)
@@ -343,6 +343,7 @@ PLAY_FIRST_BUDGET = 36_000  # decisions per edition and table size
 SHORT_AND_LONG = (1, 1, 1, 1, 1, 1, 100, 200)  # target scores: mostly one-round games, some long ones
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("num_players", TABLE_SIZES)
 @pytest.mark.parametrize("edition", EDITION_NAMES)
 def test_play_first_games_conserve_cards_end_and_score(edition, num_players):
@@ -365,6 +366,7 @@ def test_play_first_games_conserve_cards_end_and_score(edition, num_players):
 SWEEPS = 500  # per edition
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("edition", EDITION_NAMES)
 def test_every_legal_action_applies_and_every_other_is_rejected(edition):
     # Tried at every decision that is not a plain play, and at every eighth play.
@@ -373,7 +375,7 @@ def test_every_legal_action_applies_and_every_other_is_rejected(edition):
 
     def sweep(game: Game, step: int) -> bool:
         chosen = game.phase != Phase.PLAY or step % 8 == 0
-        swept[game.phase.value] += chosen
+        swept[game.phase.text] += chosen
         return chosen
 
     index = 0
@@ -447,7 +449,7 @@ def snapshots_in_every_phase(edition: str, num_players: int, index: int, make: C
     taken: list[tuple[int, Game, dict]] = []
     seen: set[str] = set()
     while not game.is_game_over and len(actions) < max_decisions:
-        key = game.phase.value
+        key = game.phase.text
         if key not in seen or rng.random() < 0.004:
             seen.add(key)
             taken.append((len(actions), make(game), game.to_dict()))
@@ -465,6 +467,7 @@ def save_and_load(game: Game) -> Game:
     return Game.from_dict(json.loads(json.dumps(game.to_dict())))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("edition", EDITION_NAMES)
 def test_json_save_mid_game_continues_identically(edition):
     phases: set[str] = set()
@@ -474,7 +477,7 @@ def test_json_save_mid_game_continues_identically(edition):
             final = game.to_dict()
             for at, loaded, at_save in taken:
                 assert loaded.to_dict() == at_save
-                phases.add(loaded.phase.value)
+                phases.add(loaded.phase.text)
                 replay(loaded, actions[at:])
                 assert loaded.to_dict() == final
                 assert loaded.log == game.log
@@ -522,6 +525,7 @@ def clone_twice_with(rng: random.Random) -> Callable[[Game], Game]:
     return clone_twice
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("edition", EDITION_NAMES)
 def test_clone_is_independent(edition):
     for num_players in (2, 4, 7):
@@ -541,6 +545,7 @@ def hidden_from(game: Game, seat: int) -> tuple[list[list[str]], list[str]]:
     return hands, game.draw_pile
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("edition", EDITION_NAMES)
 def test_determinize_keeps_what_the_seat_knows_and_resamples_the_rest(edition):
     tally = Counter()
@@ -656,6 +661,7 @@ def test_rule_3_4_determinize_while_another_seat_holds_a_drawn_card(until_playab
     assert drawn == ({"R1"} if until_playable else {"R1", "B2"})
 
 
+@pytest.mark.slow
 def test_a_determinized_game_plays_on_like_a_real_one():
     stats = Stats()
     for index in range(20):
@@ -694,6 +700,7 @@ def swap_hidden_cards(data: dict, seat: int, rng: random.Random) -> bool:
     return [sorted(hand) for hand in data["hands"]] != before
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("edition", EDITION_NAMES)
 def test_view_ignores_cards_hidden_from_the_seat(edition):
     rng = random.Random(EDITION_NAMES.index(edition))

@@ -105,7 +105,7 @@ def test_options_offer_the_editions_and_only_offered_opponents(client: TestClien
 
 
 @pytest.mark.parametrize("spec", ["agents.ismcts:ISMCTSAgent", "os:system", "ppo:/etc/passwd", "ppo:../checkpoints/x",
-                                  "ppo:path=checkpoints/universal.safetensors", "rule:challenge=false", "human", "", 5])
+                                  "ppo:path=agents/checkpoints/universal.safetensors", "rule:challenge=false", "human", "", 5])
 def test_only_offered_opponents_are_accepted(spec: Any) -> None:
     with pytest.raises(ValueError, match="opponents are ppo, rule, ismcts, simple, random"):
         check_spec(spec)
@@ -285,7 +285,7 @@ def two_card_position(seat: int, players: int, seed: int) -> Game:
         while not game.is_round_over:
             legal = game.legal_actions()
             hand = game.hands[game.current_player or 0]
-            if (game.current_player == seat and game.phase.value == "play" and len(hand) == 2
+            if (game.current_player == seat and game.phase.text == "play" and len(hand) == 2
                     and any(a < 52 for a in legal)):
                 return game
             plays = [a for a in legal if a < 55]

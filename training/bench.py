@@ -131,8 +131,9 @@ def _batched_rate(data: dict[str, Any], steps: int, threads: int, profile: bool 
 def _rule_spec(given: str | None) -> str:
     if given:
         return given
-    shipped = ROOT / "checkpoints" / "rule_net.safetensors"
-    return "ppo:rule_net" if shipped.exists() else "ppo:classic"
+    from agents.ppo_agent import SHIPPED_DIR
+
+    return "ppo:rule_net" if (SHIPPED_DIR / "rule_net.safetensors").exists() else "ppo:classic"
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -530,7 +530,7 @@ def _check_batched(c: TrainConfig) -> None:
         raise ConfigError(f"batched.device: must be cpu, cuda, cuda:<index> or mps, got {b.device!r}")
     if c.imitation.teacher:
         raise ConfigError("imitation.teacher: the batched trainer has no imitation warm start; start the actor from "
-                          "a checkpoint (ppo.init_from, e.g. checkpoints/rule_net.safetensors) and fit the value "
+                          "a checkpoint (ppo.init_from, e.g. agents/checkpoints/rule_net.safetensors) and fit the value "
                           "first (batched.value_warmup_steps)")
 
     def checkpoint_spec(key: str, spec: str) -> bool:

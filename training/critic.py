@@ -20,12 +20,11 @@ next_draws      3 x 55        the next three cards of the draw pile, one-hot eac
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 
+from uno_env.core import Game
 from uno_env.core.cards import NUM_KINDS
-from uno_env.observation import _COPIES, observation_bounds, observation_size
+from uno_env.observation import MAX_COPIES, observation_bounds, observation_size
 
 __all__ = ["NEXT_DRAWS", "critic_bounds", "critic_size", "privileged_features", "privileged_size"]
 
@@ -45,22 +44,23 @@ def critic_size(max_players: int) -> int:
 def critic_bounds(max_players: int) -> tuple[np.ndarray, np.ndarray]:
     """``(low, high)`` of the training observation."""
     low, high = observation_bounds(max_players)
-    extra_high = np.concatenate([np.tile(_COPIES, max_players - 1), np.ones(NEXT_DRAWS * NUM_KINDS, np.float32)])
+    extra_high = np.concatenate([np.tile(MAX_COPIES, max_players - 1), np.ones(NEXT_DRAWS * NUM_KINDS, np.float32)])
     return (np.concatenate([low, np.zeros_like(extra_high)]).astype(np.float32),
             np.concatenate([high, extra_high]).astype(np.float32))
 
 
-def privileged_features(game: Any, seat: int, max_players: int) -> np.ndarray:
+def privileged_features(game: Game, seat: int, max_players: int) -> np.ndarray:
     """The hidden part for ``seat``: other seats' hands by offset, then the next draw-pile cards."""
     out = np.zeros(privileged_size(max_players), np.float32)
-    n = game.num_players
-    hands = game._hands
+    state = game.state
+    n = state.rules.num_players
+    hands = state.hands
     for offset in range(1, n):
         start = (offset - 1) * NUM_KINDS
         for k in hands[(seat + offset) % n]:
             out[start + k] += 1
     base = (max_players - 1) * NUM_KINDS
-    pile = game._draw  # the top of the pile is the end of the list
+    pile = state.draw_pile  # the top of the pile is the end of the list
     for i in range(min(NEXT_DRAWS, len(pile))):
         out[base + i * NUM_KINDS + pile[-1 - i]] = 1
     return out

@@ -11,11 +11,12 @@ table up to ``max_players`` seats. Seats are described *relative to the observer
 ``k`` is the seat ``k`` places clockwise (``(seat + k) % num_players``); offsets at or past the
 table size are padding (all zeros, ``present`` 0).
 
-It is read from exactly the fields ``game.view(seat)`` shows (``uno_env.core.view``): the
-observer's hand, the public state, and the cards of other hands the observer has seen
-(Urrrhhh gifts it gave or got, King Pig deals, a hand shown to it in a challenge, hands
-passed on under seven-zero). No other hidden card is read, so ``game.determinize(seat)``
-never changes it.
+It is encoded from the seat's ``SeatView`` (``uno_env.core.view.seat_view``, the same one
+``game.view(seat)`` is built from): the observer's hand, the public state, and the cards of
+other hands the observer has seen (Urrrhhh gifts it gave or got, King Pig deals, a hand shown
+to it in a challenge, hands passed on under seven-zero). The encoder never sees the game
+itself, so no other hidden card can reach it and ``game.determinize(seat)`` never changes
+it. ``encode_view(seat_view)`` encodes a ``SeatView`` directly.
 
 Named slices, in order (``M`` = ``max_players``; ``observation_slices(M)`` gives each
 ``slice``; ``split_observation(vector, M)`` cuts a vector into them):
@@ -77,14 +78,15 @@ the meaning of each entry are unchanged, so version 1 checkpoints still read it.
 
 from __future__ import annotations
 
-from array import array
+import struct
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from .core import actions as A
-from .core.cards import EDITIONS, NUM_COLORS, NUM_KINDS, WILD, WILD_DRAW_FOUR
-from .core.game import Phase
+from .core.cards import EDITIONS, MAX_DECK_SIZE, MAX_PLAYERS, MIN_PLAYERS, NUM_COLORS, NUM_KINDS, WILD, WILD_DRAW_FOUR
+from .core.state import Phase
+from .core.view import SeatView, seat_view
 
 if TYPE_CHECKING:
     from .core.game import Game
@@ -93,18 +95,16 @@ if TYPE_CHECKING:
 __all__ = [
     "OBSERVATION_VERSION", "DEFAULT_MAX_PLAYERS", "NUM_ACTIONS", "observe", "action_mask",
     "observation_size", "observation_slices", "observation_bounds", "split_observation",
-    "observation_fields",
+    "observation_fields", "encode_view", "MAX_COPIES",
 ]
 
 OBSERVATION_VERSION = 1
-DEFAULT_MAX_PLAYERS = 10
+DEFAULT_MAX_PLAYERS = MAX_PLAYERS
 NUM_ACTIONS = A.NUM_ACTIONS
-MAX_CARDS = max(ed.deck_size for ed in EDITIONS.values())  # 112
+MAX_CARDS = MAX_DECK_SIZE  # 112
 
 _NUM_PHASES = len(Phase)
-_PHASE_INDEX = {p: i for i, p in enumerate(Phase)}
-_PLAY_DRAWN = _PHASE_INDEX[Phase.PLAY_DRAWN]
-_ROUND_OVER = _PHASE_INDEX[Phase.ROUND_OVER]
+_ROUND_OVER = Phase.ROUND_OVER
 _EDITION_INDEX = {name: i for i, name in enumerate(EDITIONS)}
 
 # (rule option, value that sets the flag), in the order of the ``rules`` slice.
@@ -114,11 +114,10 @@ RULE_FLAGS: tuple[tuple[str, Any], ...] = (
 )
 
 # The most copies of each kind in any edition's deck (a number 0: 1; other colored: 2; wilds: 4).
-_COPIES = np.zeros(NUM_KINDS, np.float32)
+MAX_COPIES = np.zeros(NUM_KINDS, np.float32)
 for _ed in EDITIONS.values():
-    _counts = np.bincount(np.array(_ed.deck()), minlength=NUM_KINDS).astype(np.float32)
-    np.maximum(_COPIES, _counts, out=_COPIES)
-del _ed, _counts
+    np.maximum(MAX_COPIES, np.bincount(np.array(_ed.deck()), minlength=NUM_KINDS).astype(np.float32), out=MAX_COPIES)
+del _ed
 
 
 def observation_fields(max_players: int = DEFAULT_MAX_PLAYERS) -> list[tuple[str, int]]:
@@ -156,8 +155,8 @@ def observation_bounds(max_players: int = DEFAULT_MAX_PLAYERS) -> tuple[np.ndarr
     low = np.zeros(observation_size(max_players), np.float32)
     high = np.ones_like(low)
     for name in ("hand", "discard"):
-        high[sl[name]] = _COPIES
-    high[sl["known"]] = np.tile(_COPIES, max_players - 1)
+        high[sl[name]] = MAX_COPIES
+    high[sl["known"]] = np.tile(MAX_COPIES, max_players - 1)
     for name in ("draw_pile_size", "penalty", "hand_size"):
         high[sl[name]] = MAX_CARDS
     low[sl["direction"]] = -1
@@ -178,8 +177,9 @@ def split_observation(vector: np.ndarray, max_players: int = DEFAULT_MAX_PLAYERS
 
 
 def _check_max_players(max_players: int) -> int:
-    if isinstance(max_players, bool) or not isinstance(max_players, (int, np.integer)) or not 2 <= max_players <= 10:
-        raise ValueError(f"max_players must be an int from 2 to 10, got {max_players!r}")
+    if (isinstance(max_players, bool) or not isinstance(max_players, (int, np.integer))
+            or not MIN_PLAYERS <= max_players <= MAX_PLAYERS):
+        raise ValueError(f"max_players must be an int from {MIN_PLAYERS} to {MAX_PLAYERS}, got {max_players!r}")
     return int(max_players)
 
 
@@ -219,6 +219,10 @@ class _Encoder:
         self.template = template
         # discard pile list id -> (that list, cards counted, template + discard counts + top card)
         self.bases: dict[int, tuple[list[int], int, np.ndarray]] = {}
+        # What encode_view needs, unpacked in one go; hand sizes are written as n float32 at once.
+        self.fast = (n, self.active, self.phase, self.direction, self.drawn, self.draw_pile, self.penalty,
+                     self.to_act, self.pending, self.w4_prev, self.dealer, self.hand_size * 4,
+                     struct.Struct(f"{n}f").pack_into, self.bases)
 
 
 # Encoders by (id(rules), max_players); each entry keeps its Rules so the id stays unique.
@@ -240,7 +244,7 @@ def _base(enc: _Encoder, pile: list[int]) -> np.ndarray:
         done, base = entry[1], entry[2]
         if done == size:
             return base
-        mv = memoryview(base)
+        mv = memoryview(base)  # type: ignore[arg-type]
         mv[enc.top + pile[done - 1]] = 0
         d = enc.discard
         for k in pile[done:]:
@@ -272,85 +276,91 @@ def observe(game: Game, seat: int, max_players: int = DEFAULT_MAX_PLAYERS,
             out: np.ndarray | None = None) -> np.ndarray:
     """The flat ``float32`` observation of ``game`` from ``seat`` (layout in the module docstring).
 
+    Encoded from ``game``'s ``SeatView`` for ``seat`` (``encode_view``), never from the full state.
     A new array each call unless ``out`` (a float32 array of the right size) is given.
     """
+    return encode_view(seat_view(game.state, seat), max_players, out)
+
+
+def encode_view(view: SeatView, max_players: int = DEFAULT_MAX_PLAYERS, out: np.ndarray | None = None) -> np.ndarray:
+    """The flat observation of a ``SeatView`` (what one seat may know; see ``observe``)."""
     global _LAST
-    rules = game.rules
+    seat, rules, pub, hand, drawn, draw_size, known, _bluff = view
     last = _LAST
     if last[0] is rules and last[1] == max_players:
         enc = last[2]
     else:
         enc = _encoder(rules, max_players)
         _LAST = (rules, max_players, enc)
-    n = game.num_players
-    if not 0 <= seat < n:
-        raise ValueError(f"seat must be 0..{n - 1}, got {seat!r}")
-    base = _base(enc, game._discard)
+    (n, o_active, o_phase, o_direction, o_drawn, o_draw_pile, o_penalty, o_to_act, o_pending, o_w4_prev, o_dealer,
+     sizes_at, pack_sizes, bases) = enc.fast
+    discard = pub.discard_pile
+    entry = bases.get(id(discard))
+    if entry is not None and entry[0] is discard and entry[1] == len(discard):
+        base = entry[2]  # the pile has not changed since it was last encoded
+    else:
+        base = _base(enc, discard)
+    obs: np.ndarray
     if out is None:
         obs = base.copy()
     else:
         out[:] = base
         obs = out
-    mv = memoryview(obs)
-    hand = game._hands[seat]
+    mv = memoryview(obs)  # type: ignore[arg-type]
     if len(hand) < 28:  # a Python loop beats np.bincount's fixed cost on small hands
         for k in hand:
             mv[k] += 1
     else:
         obs[:NUM_KINDS] = np.bincount(hand, minlength=NUM_KINDS)
-    active = game._active
+    active = pub.active_color
     if active >= 0:
-        mv[enc.active + active] = 1
-    phase = game._phase
-    mv[enc.phase + phase] = 1
-    mv[enc.direction] = game._direction
-    current = game._current
-    if phase == _PLAY_DRAWN and current == seat:
-        mv[enc.drawn + game._drawn] = 1
-    mv[enc.draw_pile] = len(game._draw)
-    penalty = game._penalty
+        mv[o_active + active] = 1
+    phase = pub.phase
+    mv[o_phase + phase] = 1
+    mv[o_direction] = pub.direction
+    if drawn >= 0:
+        mv[o_drawn + drawn] = 1
+    mv[o_draw_pile] = draw_size
+    penalty = pub.penalty
     if penalty:
-        mv[enc.penalty] = penalty
+        mv[o_penalty] = penalty
     if phase < _ROUND_OVER:
-        mv[enc.to_act + (current - seat) % n] = 1
-        player = game._player
+        mv[o_to_act + (pub.current - seat) % n] = 1
+        player = pub.pending_player
         if player >= 0:
-            mv[enc.pending + (player - seat) % n] = 1
-            if game._played == WILD_DRAW_FOUR and game._w4_prev_color >= 0:
-                mv[enc.w4_prev + game._w4_prev_color] = 1
-    mv[enc.dealer + (game._dealer - seat) % n] = 1
-    hands = game._hands
-    sizes = list(map(len, hands))
+            mv[o_pending + (player - seat) % n] = 1
+            if pub.pending_card == WILD_DRAW_FOUR and pub.w4_prev_color >= 0:
+                mv[o_w4_prev + pub.w4_prev_color] = 1
+    mv[o_dealer + (pub.dealer - seat) % n] = 1
+    sizes = pub.hand_sizes
     if seat:
-        sizes = sizes[seat:] + sizes[:seat]
-    hs = enc.hand_size
-    mv[hs:hs + n] = array("f", sizes)
-    scores = game.scores
+        pack_sizes(obs, sizes_at, *sizes[seat:], *sizes[:seat])
+    else:
+        pack_sizes(obs, sizes_at, *sizes)
+    scores = pub.scores
     if any(scores):
         inv_target = enc.inv_target
+        at = enc.score
         for offset in range(n):
             score = scores[(seat + offset) % n]
             if score:
-                mv[enc.score + offset] = min(score * inv_target, 1.0)
-    uno = game._uno
+                mv[at + offset] = min(score * inv_target, 1.0)
+    uno = pub.uno_called
     if True in uno:
+        at = enc.uno
         for offset in range(n):
             if uno[(seat + offset) % n]:
-                mv[enc.uno + offset] = 1
-    alive = game._alive
+                mv[at + offset] = 1
+    alive = pub.alive
     if False in alive:
+        at = enc.eliminated
         for offset in range(n):
             if not alive[(seat + offset) % n]:
-                mv[enc.eliminated + offset] = 1
-    known = game._known
-    for target in range(n):
-        seen_by = known[target]
-        if seen_by and target != seat:
-            seen = seen_by.get(seat)
-            if seen:
-                start = enc.known + ((target - seat) % n - 1) * NUM_KINDS
-                for k in seen:
-                    mv[start + k] += 1
+                mv[at + offset] = 1
+    for target, seen in known:
+        start = enc.known + ((target - seat) % n - 1) * NUM_KINDS
+        for k in seen:
+            mv[start + k] += 1
     return obs
 
 
@@ -358,7 +368,7 @@ def action_mask(game: Game, seat: int) -> np.ndarray:
     """``int8`` vector of ``NUM_ACTIONS``: 1 for each action ``seat`` may take now, else 0."""
     mask = np.zeros(NUM_ACTIONS, np.int8)
     if game.current_player == seat:
-        mv = memoryview(mask)
+        mv = memoryview(mask)  # type: ignore[arg-type]
         for a in game.legal_actions():
             mv[a] = 1
     return mask

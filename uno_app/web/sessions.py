@@ -324,7 +324,7 @@ class PlaySession(Session):
             if game.is_round_over or seat is None or self.closed:
                 return
             if seat == self.human:
-                if game.phase.value == "uno" and self.precalled:
+                if game.phase.text == "uno" and self.precalled:
                     self.recorder.step(A.UNO)
                     self.precalled = False
                     self.decisions += 1
@@ -348,7 +348,7 @@ class PlaySession(Session):
     def _arm_uno_timer(self) -> None:
         game = self.game
         if (self.uno_time <= 0 or self.uno_deadline is not None or game.current_player != self.human
-                or game.phase.value != "uno" or self.precalled):
+                or game.phase.text != "uno" or self.precalled):
             return
         self.uno_deadline = time.monotonic() + self.uno_time
         self.spawn(self._uno_timeout(self.decisions, self.uno_time))

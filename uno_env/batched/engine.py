@@ -175,7 +175,7 @@ class BatchedUno:
             if not isinstance(game, Game):
                 raise ValueError(f"game {i}: expected a uno_env.core.Game, got {type(game).__name__}")
             if game.is_round_over:
-                raise ValueError(f"game {i}: its round is over (phase {game.phase.value}); "
+                raise ValueError(f"game {i}: its round is over (phase {game.phase.text}); "
                                  "a table needs a position where a seat decides (call next_round() first)")
             datas.append(game.to_dict(include_log=False))
         options: dict[str, list[Any]] = {}
@@ -194,7 +194,7 @@ class BatchedUno:
         known = torch.zeros(b, p, p, NUM_KINDS, dtype=torch.int8)
         draw = torch.zeros(b, MAX_DECK, dtype=torch.int8)
         discard = torch.zeros(b, MAX_DECK, dtype=torch.int8)
-        phases = [ph.value for ph in _PHASES]
+        phases = [ph.text for ph in _PHASES]
 
         def put(name: str, value: Any) -> None:
             cols.setdefault(name, []).append(value)
@@ -501,7 +501,7 @@ class BatchedUno:
         texts = action_texts(EDITIONS[self.rules[i].edition])
         what = f"action {action} ({texts[action]})" if 0 <= action < A.NUM_ACTIONS else (
             f"action {action} (ids are 0..{A.NUM_ACTIONS - 1})")
-        phase = _PHASES[int(self.tables.phase[i])].value
+        phase = _PHASES[int(self.tables.phase[i])].text
         return (f"  table {i} (phase {phase}, seat {int(self.tables.current[i])}): {what} is not legal; "
                 f"legal ids: {legal} ({', '.join(texts[a] for a in legal)})")
 
@@ -553,7 +553,7 @@ class BatchedUno:
             "round": row["round_number"],
             "dealer": row["dealer"],
             "direction": row["direction"],
-            "phase": _PHASES[row["phase"]].value,
+            "phase": _PHASES[row["phase"]].text,
             "current_player": row["current"],
             "active_color": color(row["active"]),
             "hands": [cards(row["hands"][s]) for s in range(n)],

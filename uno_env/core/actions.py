@@ -103,6 +103,8 @@ def parse_action(edition: Edition, text: str) -> Action:
     """Read an action's text form (case and extra spaces ignored); raises ``ActionTextError``."""
     if not isinstance(text, str):
         raise ActionTextError(f"action text must be a string, got {type(text).__name__}")
+    if len(text) > 100:
+        raise ActionTextError(f"cannot read an action text of {len(text)} characters; actions are short, e.g. 'draw'")
     words = text.strip().lower().replace("_", "-").split()
     table = action_table(edition)
     if len(words) == 1 and words[0] in _SIMPLE:
@@ -124,7 +126,7 @@ def parse_action(edition: Edition, text: str) -> Action:
             return table[(COLOR_BASE if verb == "color" else GIVE_BASE) + slot]
         if verb == "swap":
             offset = arg.lstrip("+")
-            if offset.isdigit() and 1 <= int(offset) <= 9:
+            if offset in ("1", "2", "3", "4", "5", "6", "7", "8", "9"):
                 return table[SWAP_BASE + int(offset)]
             raise ActionTextError(f"cannot read {text!r}: swap takes a seat offset +1..+9 (seats clockwise)")
     raise ActionTextError(

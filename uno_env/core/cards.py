@@ -14,8 +14,10 @@ An edition is data: its color names and letters, its special wild, and its card 
 
 from __future__ import annotations
 
+import reprlib
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Literal
 
 from .errors import CardCodeError, DeckError
 
@@ -26,11 +28,103 @@ WILD, WILD_DRAW_FOUR, SPECIAL_WILD = 52, 53, 54
 NUM_KINDS = 55
 HAND_SIZE = 7
 
+# Table sizes (rule 1.1): the one place the 2..10 bound is written.
+MIN_PLAYERS = 2
+MAX_PLAYERS = 10
+
 RANK_SYMBOLS = ("0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "S", "R", "D")
 
 # Per kind: its color slot (-1 for wild-type cards) and its rank (-1 for wild-type cards).
 KIND_COLOR: tuple[int, ...] = tuple(k // RANKS_PER_COLOR if k < WILD else -1 for k in range(NUM_KINDS))
 KIND_RANK: tuple[int, ...] = tuple(k % RANKS_PER_COLOR if k < WILD else -1 for k in range(NUM_KINDS))
+
+
+NO_RANK = 13  # the "rank" of a wild on top of the discard pile: only its color matches
+
+# PLAYABLE[active_color][top_rank][kind]: whether a card may be played on that top card (rule
+# 3.2; the Wild Draw Four's bluff rule 3.3 is applied by the game). top_rank is NO_RANK for a wild.
+PLAYABLE: tuple[tuple[tuple[bool, ...], ...], ...] = tuple(
+    tuple(
+        tuple(k >= WILD or KIND_COLOR[k] == color or KIND_RANK[k] == top_rank for k in range(NUM_KINDS))
+        for top_rank in range(NO_RANK + 1)
+    )
+    for color in range(NUM_COLORS)
+)
+
+
+def top_rank(top_card: int) -> int:
+    """The rank a card on top of the discard pile offers to match (``NO_RANK`` for a wild)."""
+    return KIND_RANK[top_card] if top_card < WILD else NO_RANK
+
+
+def playable_kinds(active_color: int, top_card: int) -> tuple[bool, ...]:
+    """Per kind: whether it may be played on ``top_card`` with ``active_color`` active (rule 3.2;
+    the Wild Draw Four's bluff rule 3.3 is not applied here)."""
+    return PLAYABLE[active_color][top_rank(top_card)]
+
+
+def is_table_size(value: object) -> bool:
+    """Whether ``value`` is a table size the rules allow: an int from ``MIN_PLAYERS`` to ``MAX_PLAYERS``."""
+    return isinstance(value, int) and not isinstance(value, bool) and MIN_PLAYERS <= value <= MAX_PLAYERS
+
+
+def short_repr(value: object) -> str:
+    """``repr`` cut short (depth and length), safe on huge or deeply nested input; for error messages."""
+    return _SHORT.repr(value)
+
+
+_SHORT = reprlib.Repr()
+_SHORT.maxlevel = 3
+_SHORT.maxstring = 40
+_SHORT.maxother = 40
+_SHORT.maxlong = 40
+
+SpecialEffect = Literal["give_away", "king_pig_deal", "greyskull_draws"]
+
+
+@dataclass(frozen=True)
+class SpecialWild:
+    """One edition's special wild (RULES.md section 4): its code, what it does, how it is said.
+
+    ``effect`` names what it does: ``give_away`` (Urrrhhh, 4.5: before naming the color the
+    player gives away every card of one color, a decision of its own), ``king_pig_deal`` (4.6:
+    after the color is named, cards are dealt face up from the left until one of that color
+    comes) or ``greyskull_draws`` (4.7: after the color, every other seat draws 3).
+    ``color_when_last``: the player names a color even when it was their last card (King Pig,
+    rule 5.5, since its deal may give them cards back); the other special wilds go out at once.
+    ``flavour``: what the player says when playing it, in the printed sheets' words (the
+    narrator prints it).
+    """
+
+    code: str
+    name: str
+    rule: str
+    effect: SpecialEffect
+    color_when_last: bool
+    summary: str
+    flavour: str
+
+    @property
+    def gives_away(self) -> bool:
+        """Whether playing it asks which color to give away first (Urrrhhh)."""
+        return self.effect == "give_away"
+
+
+URRRHHH = SpecialWild(
+    code="WU", name='Creeperific "Urrrhhh"', rule="4.5", effect="give_away", color_when_last=False,
+    summary="give away every card of one color, one to each other seat clockwise, then name the color",
+    flavour='"Urrrhhh!"',
+)
+KING_PIG = SpecialWild(
+    code="WK", name="King Pig", rule="4.6", effect="king_pig_deal", color_when_last=True,
+    summary="name the color; cards are dealt face up from the left until one of that color comes",
+    flavour="King Pig deals!",
+)
+GREYSKULL = SpecialWild(
+    code="WG", name="Wild Powers of Greyskull", rule="4.7", effect="greyskull_draws", color_when_last=False,
+    summary="name the color; every other seat draws 3",
+    flavour='"By the power of Greyskull... I have the power!"',
+)
 
 
 def is_wild(kind: int) -> bool:
@@ -46,14 +140,28 @@ class Edition:
     title: str
     colors: tuple[str, str, str, str]
     letters: str
-    special_code: str | None
-    special_name: str | None
+    special: SpecialWild | None
     symbol_value: int = 20
+
+    @property
+    def special_code(self) -> str | None:
+        """The special wild's code (``WU``, ``WK``, ``WG``), or None (classic)."""
+        return self.special.code if self.special else None
+
+    @property
+    def special_name(self) -> str | None:
+        """The special wild's name, or None (classic)."""
+        return self.special.name if self.special else None
 
     @property
     def deck_size(self) -> int:
         """Number of cards in a full deck."""
-        return 108 + (4 if self.special_code else 0)
+        return 108 + (4 if self.special else 0)
+
+    @property
+    def deck_points(self) -> int:
+        """Points of every card of the deck together: no round can score more (rule 6.2)."""
+        return sum(self.card_value(k) for k in self.deck())
 
     def card_value(self, kind: int) -> int:
         """Points a card scores when left in a hand (rule 6.2)."""
@@ -83,7 +191,7 @@ class Edition:
         kind = self._kinds.get(code.strip().upper()) if isinstance(code, str) else None
         if kind is None:
             raise CardCodeError(
-                f"{code!r} is not a card of edition {self.name!r}; cards are a color letter "
+                f"{short_repr(code)} is not a card of edition {self.name!r}; cards are a color letter "
                 f"({', '.join(self.letters)}) then 0-9, S, R or D, or "
                 + ", ".join(c for c in ("W", "W4", self.special_code) if c)
             )
@@ -112,6 +220,8 @@ class Edition:
 
     def color_index(self, name: str) -> int:
         """The slot of a color name (case-insensitive), or -1."""
+        if not isinstance(name, str):
+            return -1
         try:
             return self.colors.index(name.strip().lower())
         except ValueError:
@@ -123,21 +233,15 @@ _CODE_TABLES: dict[str, dict[str, int]] = {}
 EDITIONS: dict[str, Edition] = {
     ed.name: ed
     for ed in (
-        Edition("classic", "UNO", ("red", "yellow", "green", "blue"), "RYGB", None, None),
-        Edition(
-            "monster_high", "UNO Monster High", ("blue", "green", "pink", "yellow"), "BGPY",
-            "WU", 'Creeperific "Urrrhhh"',
-        ),
-        Edition(
-            "angry_birds", "UNO Angry Birds", ("red", "yellow", "green", "blue"), "RYGB",
-            "WK", "King Pig", symbol_value=50,
-        ),
-        Edition(
-            "masters_of_the_universe", "UNO Masters of the Universe", ("blue", "red", "green", "purple"),
-            "BRGP", "WG", "Wild Powers of Greyskull",
-        ),
+        Edition("classic", "UNO", ("red", "yellow", "green", "blue"), "RYGB", None),
+        Edition("monster_high", "UNO Monster High", ("blue", "green", "pink", "yellow"), "BGPY", URRRHHH),
+        Edition("angry_birds", "UNO Angry Birds", ("red", "yellow", "green", "blue"), "RYGB", KING_PIG,
+                symbol_value=50),
+        Edition("masters_of_the_universe", "UNO Masters of the Universe", ("blue", "red", "green", "purple"),
+                "BRGP", GREYSKULL),
     )
 }
+MAX_DECK_SIZE = max(ed.deck_size for ed in EDITIONS.values())  # 112
 
 
 def deck_from_codes(edition: Edition, codes: Sequence[str]) -> list[int]:
@@ -179,7 +283,26 @@ def stacked_deck(
     turned back first), and ``then`` the next cards of the draw pile, top first. The rest of
     the deck follows in canonical order. Meant for tests and bug reports.
     """
-    ed = EDITIONS[edition] if isinstance(edition, str) else edition
+    if isinstance(edition, Edition):
+        ed = edition
+    elif isinstance(edition, str) and edition in EDITIONS:
+        ed = EDITIONS[edition]
+    else:
+        raise DeckError(f"unknown edition {short_repr(edition)}; editions are {', '.join(EDITIONS)}")
+    if not is_table_size(num_players):
+        raise DeckError(f"num_players must be an int from {MIN_PLAYERS} to {MAX_PLAYERS}, got {short_repr(num_players)}")
+    if isinstance(dealer, bool) or not isinstance(dealer, int) or not 0 <= dealer < num_players:
+        raise DeckError(f"dealer must be a seat 0..{num_players - 1}, got {short_repr(dealer)}")
+    for name, value in (("start", start), ("then", then)):
+        if value is not None and not isinstance(value, (list, tuple)):
+            raise DeckError(f"{name} must be a list of card codes, got {type(value).__name__}")
+    if hands is not None and not isinstance(hands, dict):
+        raise DeckError(f"hands must map seats to lists of card codes, got {type(hands).__name__}")
+    for seat, seat_codes in (hands or {}).items():
+        if (isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < num_players
+                or not isinstance(seat_codes, (list, tuple)) or len(seat_codes) > HAND_SIZE):
+            raise DeckError(f"stacked hand for seat {short_repr(seat)}: seats are 0..{num_players - 1}, "
+                            f"each a list of at most {HAND_SIZE} card codes")
     pool = ed.deck()
 
     def take(code: str) -> int:
@@ -189,13 +312,11 @@ def stacked_deck(
         pool.remove(kind)
         return kind
 
-    hands = hands or {}
-    wanted = {seat: [take(c) for c in cards] for seat, cards in hands.items()}
-    for seat, cards in wanted.items():
-        if not 0 <= seat < num_players or len(cards) > HAND_SIZE:
-            raise DeckError(f"stacked hand for seat {seat}: seats are 0..{num_players - 1}, at most 7 cards")
+    wanted = {seat: [take(c) for c in cards] for seat, cards in (hands or {}).items()}
     head = [take(c) for c in (start or [])]
     tail = [take(c) for c in (then or [])]
+    if HAND_SIZE * num_players - sum(len(c) for c in wanted.values()) > len(pool):
+        raise DeckError("stacked deck: the start and next cards leave too few cards to deal the hands")
     # Fill hands from the non-wild leftovers first so filler cards do not surprise tests.
     filler = sorted(pool, key=lambda k: (k >= WILD, k))
     dealt: list[int] = []

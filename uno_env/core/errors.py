@@ -36,5 +36,9 @@ class StateError(UnoError, ValueError):
     """A saved game (``Game.from_dict``) that is malformed or inconsistent."""
 
 
+class SeatError(UnoError, ValueError):
+    """A seat that is not an int from 0 to ``num_players - 1``."""
+
+
 class GameFlowError(UnoError):
     """A call that the game's phase does not allow (``next_round`` mid-round, ...)."""

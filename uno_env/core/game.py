@@ -1,6 +1,6 @@
-"""The UNO rules engine: one ``Game`` object, advanced one decision at a time.
+"""The UNO rules engine: ``Game``, the rules applied to a ``GameState``, one decision at a time.
 
-The engine follows ``RULES.md`` sections 1-6. Every decision the rules give a player is a
+The engine follows ``docs/RULES.md`` (sections 1-7). Every decision the rules give a player is a
 decision here (play or draw, play or keep a drawn card, a wild's color, the Urrrhhh color,
 challenge or accept, call UNO, catch); everything else (dealing, drawing, skipping, the
 special wilds' effects, scoring) happens automatically between decisions, in the order of
@@ -19,6 +19,13 @@ rule 3.7:
 ``Game.phase`` says which decision is pending and ``Game.current_player`` who makes it.
 ``legal_actions()`` is the single source of truth for legality; ``step`` applies one of them
 or raises ``IllegalActionError`` and changes nothing.
+
+The position itself is ``game.state``, a ``GameState`` (``state.py``) with documented public
+fields; ``Game.from_state(state)`` plays on from one, ``game.check()`` checks its invariants
+(``checks.py``). The event log is bounded: a game keeps its last ``log_limit`` events (default
+``DEFAULT_LOG_LIMIT``, 50,000: a few MB; ``None`` keeps every event, ``0`` none), dropping the
+oldest in chunks; ``game.log_length`` counts every event since the game (or its load) began,
+and ``events(seat, since=i)`` reads from event number ``i`` on.
 
 Rulings where RULES.md leaves room (documented, tested):
 
@@ -42,10 +49,10 @@ Rulings where RULES.md leaves room (documented, tested):
 
 from __future__ import annotations
 
+import operator
 import random
 from collections.abc import Sequence
-from enum import StrEnum
-from typing import Any
+from typing import Any, SupportsIndex, cast
 
 from . import actions as A
 from .actions import Action, action_table, parse_action
@@ -55,8 +62,9 @@ from .cards import (
     HAND_SIZE,
     KIND_COLOR,
     KIND_RANK,
+    NO_RANK,
     NUM_COLORS,
-    NUM_KINDS,
+    PLAYABLE,
     REVERSE,
     SKIP,
     SPECIAL_WILD,
@@ -64,86 +72,46 @@ from .cards import (
     WILD_DRAW_FOUR,
     Edition,
     deck_from_codes,
+    short_repr,
+    top_rank,
 )
-from .errors import ActionTextError, GameFlowError, IllegalActionError, RulesError
+from .checks import check_state
+from .determinize import InfoSet
+from .errors import ActionTextError, GameFlowError, IllegalActionError, RulesError, StateError
+from .events import (
+    DRAW_REASONS,
+    EVENT_VISIBILITY,
+    R_DRAW_FOUR,
+    R_DRAW_TWO,
+    R_GREYSKULL,
+    R_GUILTY,
+    R_INNOCENT,
+    R_START,
+    R_TURN,
+    R_UNO,
+    SIGNED_OTHER,
+    Event,
+    EventDict,
+    event_dict,
+    seat_log,
+)
 from .rules import Rules
+from .saves import STATE_FORMAT, STATE_VERSION, state_from_dict, state_to_dict
+from .state import GameState, Phase, PublicState
+from .view import SeatView, View, checked_seat, seat_view, view_dict
 
-STATE_FORMAT = "uno_env.game"
-STATE_VERSION = 1
+__all__ = [
+    "DEFAULT_LOG_LIMIT", "DRAW_REASONS", "EVENT_VISIBILITY", "Game", "Phase", "SIGNED_OTHER", "STATE_FORMAT",
+    "STATE_VERSION",
+]
 
+DEFAULT_LOG_LIMIT = 50_000
 
-class Phase(StrEnum):
-    """Which decision the game waits for."""
-
-    PLAY = "play"  # play a card or draw
-    PLAY_DRAWN = "play_drawn"  # play the card just drawn (if it plays), or keep it
-    CHOOSE_COLOR = "choose_color"  # name the color after a wild
-    GIVE_AWAY = "give_away"  # Urrrhhh: choose the color to give away
-    CHALLENGE = "challenge"  # challenge or accept a Wild Draw Four
-    UNO = "uno"  # call UNO or not
-    CATCH = "catch"  # catch a missed UNO call or not
-    SWAP = "swap"  # seven-zero: choose whose hand to swap with
-    STACK = "stack"  # stacking: answer a Draw Two with a Draw Two, or accept the draws
-    ROUND_OVER = "round_over"  # no decision: call next_round()
-    GAME_OVER = "game_over"  # no decision: the game has ended
-
-
-_PHASES = tuple(Phase)
-(PLAY, PLAY_DRAWN, CHOOSE_COLOR, GIVE_AWAY, CHALLENGE, UNO_PHASE, CATCH_PHASE, SWAP_PHASE, STACK_PHASE,
- ROUND_OVER, GAME_OVER) = range(11)
-
-# _PLAYABLE[active_color][top_rank] is a tuple of 55 bools: whether each kind may be played
-# on that top card (rule 3.2). top_rank 13 stands for a wild on top (matches color only).
-_PLAYABLE: tuple[tuple[tuple[bool, ...], ...], ...] = tuple(
-    tuple(
-        tuple(k >= WILD or KIND_COLOR[k] == color or KIND_RANK[k] == top_rank for k in range(NUM_KINDS))
-        for top_rank in range(14)
-    )
-    for color in range(NUM_COLORS)
-)
-_NO_RANK = 13
-
-# Event types and who sees the card an event names (see Game.events()).
-PUBLIC, OWNER, OWNER_AND_OTHER, OTHER = "all", "seat", "seat+other", "other"
-EVENT_VISIBILITY = {
-    "dealer_draw": PUBLIC,  # seat drew card while choosing the dealer; other = attempt number
-    "dealer": PUBLIC,  # seat deals this round; other = round number
-    "deal": OWNER,  # seat was dealt card
-    "return_w4": PUBLIC,  # card (W4) turned first, put back into the draw pile
-    "start": PUBLIC,  # card turned to start the discard pile
-    "play": PUBLIC,  # seat played card
-    "draw": OWNER,  # seat drew card; other = reason code (DRAW_REASONS)
-    "pass": PUBLIC,  # seat had to draw but nothing was left to draw
-    "keep": PUBLIC,  # seat kept the card just drawn
-    "color": PUBLIC,  # seat named color slot other
-    "give": OWNER_AND_OTHER,  # seat gave card to seat other (the others see the color only)
-    "king_pig": PUBLIC,  # seat was dealt card face up by King Pig
-    "greyskull": PUBLIC,  # seat must draw 3 (by the power of Greyskull)
-    "reshuffle": PUBLIC,  # the discard pile was reshuffled into other cards
-    "uno": PUBLIC,  # seat called UNO
-    "no_uno": PUBLIC,  # seat did not call UNO
-    "catch": PUBLIC,  # seat caught seat other
-    "no_catch": PUBLIC,  # seat let it pass
-    "challenge": PUBLIC,  # seat challenged the W4 of seat other
-    "guilty": PUBLIC,  # the challenged seat held the color (other: the challenger)
-    "innocent": PUBLIC,  # the challenged seat did not (other: the challenger)
-    "show": OTHER,  # seat's card shown to challenger other
-    "accept": PUBLIC,  # seat accepted the W4
-    "skip": PUBLIC,  # seat lost their turn
-    "reverse": PUBLIC,  # direction is now other
-    "swap": PUBLIC,  # seat swapped hands with seat other (seven-zero); each now knows the other's
-    "rotate": PUBLIC,  # seat's 0 passed every hand one seat; other = direction
-    "eliminated": PUBLIC,  # seat reached the target under elimination; other = its total
-    "round_end": PUBLIC,  # seat went out; other = points scored this round (per scoring)
-    "game_end": PUBLIC,  # seat won the game (one event per winner)
-}
-SIGNED_OTHER = frozenset({"reverse", "rotate"})  # events whose ``other`` is a direction, +1 or -1
-DRAW_REASONS = ("turn", "draw_two", "draw_four", "challenge_guilty", "challenge_innocent",
-                "uno_penalty", "greyskull", "start_draw_two")
-(R_TURN, R_DRAW_TWO, R_DRAW_FOUR, R_GUILTY, R_INNOCENT, R_UNO, R_GREYSKULL, R_START) = range(8)
-
-# Internal event: (type, seat, card kind or -1, other int or -1)
-Event = tuple[str, int, int, int]
+# The phases as plain names for the engine's hot paths (Phase members; they are ints).
+PLAY, PLAY_DRAWN, CHOOSE_COLOR, GIVE_AWAY, CHALLENGE = (
+    Phase.PLAY, Phase.PLAY_DRAWN, Phase.CHOOSE_COLOR, Phase.GIVE_AWAY, Phase.CHALLENGE)
+UNO_PHASE, CATCH_PHASE, SWAP_PHASE, STACK_PHASE, ROUND_OVER, GAME_OVER = (
+    Phase.UNO, Phase.CATCH, Phase.SWAP, Phase.STACK, Phase.ROUND_OVER, Phase.GAME_OVER)
 
 
 class Game:
@@ -151,33 +119,18 @@ class Game:
 
     ``Game(rules, seed=7)`` shuffles with a ``random.Random(seed)`` the game owns;
     ``Game(rules, deck=[codes, top first], dealer=0)`` deals a stacked deck instead
-    (``cards.stacked_deck`` builds one).
+    (``cards.stacked_deck`` builds one). ``log_limit``: events kept (see the module docstring).
+    ``Game.from_state(state)`` and ``Game.from_dict(save)`` play on from a position.
     """
 
-    # Round state, set by _deal (and by state.game_from_dict).
-    _hands: list[list[int]]
-    _draw: list[int]  # top of the pile is the end of the list
-    _discard: list[int]  # top is the end of the list
-    _known: list[dict[int, list[int]]]  # per target seat: observer -> cards seen there
-    _uno: list[bool]
-    _alive: list[bool]
-    _succ: list[int]
-    _pred: list[int]
-    _live: int
-    _dealer: int
-    _direction: int
-    _phase: int
-    _current: int
-    _active: int  # active color slot, -1 while the opening wild's is pending
-    _top_rank: int
-    _played: int  # card whose effects are being resolved, -1 if none
-    _player: int  # who played it, -1 if none
-    _drawn: int  # card just drawn (phase play_drawn), -1 otherwise
-    _w4_guilty: bool
-    _w4_prev_color: int
-    _catch_index: int
-    _penalty: int  # cards owed for Draw Two / Wild Draw Four (stacked totals)
-    _legal: tuple[Action, ...] | None  # cached legal actions
+    __slots__ = ("state", "rules", "edition", "num_players", "log_limit", "_log_cap", "_pub", "_actions", "_legal",
+                 "_succ", "_pred", "_live", "_top_rank")
+
+    state: GameState
+    rules: Rules
+    edition: Edition
+    num_players: int
+    log_limit: int | None
 
     def __init__(
         self,
@@ -186,130 +139,217 @@ class Game:
         *,
         deck: Sequence[str] | None = None,
         dealer: int | None = None,
+        log_limit: int | None = DEFAULT_LOG_LIMIT,
     ) -> None:
         if rules is None:
             rules = Rules()
         if not isinstance(rules, Rules):
             raise TypeError(f"rules must be a uno_env.core.Rules, got {type(rules).__name__}")
-        self.rules = rules
-        self.edition: Edition = EDITIONS[rules.edition]
-        self._actions = action_table(self.edition)
-        self.num_players = rules.num_players
-        self._rng = random.Random(seed)
-        self._log: list[Event] = []
-        self.scores = [0] * self.num_players
-        self.round_points = [0] * self.num_players
-        self.winners: list[int] = []
-        self.round_number = 0
-        self.round_winner: int | None = None
-        self._alive = [True] * self.num_players
+        if seed is not None:
+            seed = _checked_int(seed, "seed must be None or an int")
+        n = rules.num_players
+        self._setup(rules, log_limit)
+        public = PublicState(
+            round=0, dealer=0, direction=1, phase=PLAY, current=0, active_color=-1, discard_pile=[],
+            pending_card=-1, pending_player=-1, w4_prev_color=-1, catch_index=0, penalty=0, scores=[0] * n,
+            round_points=[0] * n, round_winner=-1, winners=[], uno_called=[False] * n, alive=[True] * n,
+            hand_sizes=[0] * n,
+        )
+        self.state = GameState(
+            rules=rules, public=public, hands=[[] for _ in range(n)], draw_pile=[], known=[{} for _ in range(n)],
+            drawn_card=-1, w4_guilty=False, rng=random.Random(seed), log=[],
+        )
+        self._pub = public
         self._rebuild_ring()
         if dealer is None:
             dealer = rules.first_dealer
-        if dealer is not None and (isinstance(dealer, bool) or not isinstance(dealer, int)
-                                   or not 0 <= dealer < self.num_players):
-            raise RulesError(f"dealer must be a seat 0..{self.num_players - 1}, got {dealer!r}")
+        if dealer is not None and (isinstance(dealer, bool) or not isinstance(dealer, int) or not 0 <= dealer < n):
+            raise RulesError(f"dealer must be a seat 0..{n - 1}, got {short_repr(dealer)}")
         kinds = deck_from_codes(self.edition, deck) if deck is not None else None
         if dealer is None:
             dealer = self._draw_for_dealer()
         self._deal(dealer, kinds)
+        self._trim_log()
+
+    def _setup(self, rules: Rules, log_limit: int | None) -> None:
+        """The game's constants and caches (everything but the state)."""
+        if log_limit is not None:
+            log_limit = _checked_int(log_limit, "log_limit must be None or an int >= 0")
+            if log_limit < 0:
+                raise RulesError(f"log_limit must be None or an int >= 0, got {log_limit}")
+        self.rules = rules
+        self.edition = EDITIONS[rules.edition]
+        self.num_players = rules.num_players
+        self.log_limit = log_limit
+        # step() trims the log once a quarter of the limit has piled up beyond it
+        self._log_cap = 2**62 if log_limit is None else log_limit + (log_limit >> 2)
+        self._actions = action_table(self.edition)
+        self._legal: tuple[Action, ...] | None = None
+
+    @classmethod
+    def from_state(cls, state: GameState, *, check: bool = True, log_limit: int | None = DEFAULT_LOG_LIMIT) -> Game:
+        """A game that plays on from ``state`` (taken over, not copied: pass ``state.copy()`` to
+        keep yours). ``check=False`` skips ``check_state``, for states known to be valid (search)."""
+        if check:
+            check_state(state)
+        elif not isinstance(state, GameState):
+            raise StateError(f"a game state is a uno_env.core.GameState, got {type(state).__name__}")
+        game = cls.__new__(cls)
+        game._setup(state.rules, log_limit)
+        game._attach(state)
+        return game
+
+    def _attach(self, state: GameState) -> None:
+        self.state = state
+        self._pub = state.public
+        self._legal = None
+        self._rebuild_ring()
+        top = state.public.discard_pile[-1]
+        self._top_rank = top_rank(top)
+
+    def check(self, *, log: bool = True) -> None:
+        """Raise ``StateError`` unless the state satisfies every invariant (``checks.check_state``;
+        ``log=False`` skips checking every event of the log)."""
+        check_state(self.state, log=log)
+        top = self._pub.discard_pile[-1]
+        ring = (list(self._succ), list(self._pred), self._live)
+        self._rebuild_ring()
+        if (ring != (self._succ, self._pred, self._live) or self._top_rank != top_rank(top)
+                or self._pub is not self.state.public or self.rules is not self.state.rules):
+            raise StateError("invalid game state: the game's caches disagree with its state")
+        if self._legal is not None and self._legal != self._compute_legal():
+            raise StateError("invalid game state: the cached legal actions disagree with the state")
 
     # ------------------------------------------------------------------ public views
     @property
     def phase(self) -> Phase:
         """The pending decision (a ``Phase``)."""
-        return _PHASES[self._phase]
+        return self._pub.phase
 
     @property
     def current_player(self) -> int | None:
         """The seat that must decide now, or None when the round or game is over."""
-        return self._current if self._phase < ROUND_OVER else None
+        pub = self._pub
+        return pub.current if pub.phase < ROUND_OVER else None
 
     @property
     def hands(self) -> list[list[str]]:
         """Every seat's hand as card codes (a copy; hidden information included)."""
         code = self.edition.code
-        return [[code(k) for k in hand] for hand in self._hands]
+        return [[code(k) for k in hand] for hand in self.state.hands]
 
     @property
     def hand_sizes(self) -> list[int]:
         """Number of cards in each seat's hand (public)."""
-        return [len(h) for h in self._hands]
+        return [len(h) for h in self.state.hands]
 
     @property
     def draw_pile(self) -> list[str]:
         """The draw pile as card codes, top first."""
         code = self.edition.code
-        return [code(k) for k in reversed(self._draw)]
+        return [code(k) for k in reversed(self.state.draw_pile)]
 
     @property
     def discard_pile(self) -> list[str]:
         """The discard pile as card codes, top last."""
         code = self.edition.code
-        return [code(k) for k in self._discard]
+        return [code(k) for k in self._pub.discard_pile]
 
     @property
     def top_card(self) -> str:
         """The code of the discard pile's top card."""
-        return self.edition.code(self._discard[-1])
+        return self.edition.code(self._pub.discard_pile[-1])
 
     @property
     def active_color(self) -> str | None:
         """The color to match (rule 3.1), or None while the opening wild's color is pending."""
-        return None if self._active < 0 else self.edition.colors[self._active]
+        active = self._pub.active_color
+        return None if active < 0 else self.edition.colors[active]
 
     @property
     def active_color_index(self) -> int:
         """The active color's slot 0..3, or -1 while none is chosen yet."""
-        return self._active
+        return self._pub.active_color
 
     @property
     def direction(self) -> int:
         """+1 for clockwise, -1 for counter-clockwise."""
-        return self._direction
+        return self._pub.direction
 
     @property
     def dealer(self) -> int:
         """This round's dealer."""
-        return self._dealer
+        return self._pub.dealer
+
+    @property
+    def round_number(self) -> int:
+        """Rounds dealt so far, this one included."""
+        return self._pub.round
+
+    @property
+    def scores(self) -> list[int]:
+        """Game scores per seat (a copy)."""
+        return list(self._pub.scores)
+
+    @property
+    def round_points(self) -> list[int]:
+        """Points each seat scored in the round just ended (a copy; zeros while in play)."""
+        return list(self._pub.round_points)
+
+    @property
+    def round_winner(self) -> int | None:
+        """The seat that went out, once the round is over."""
+        winner = self._pub.round_winner
+        return None if winner < 0 else winner
+
+    @property
+    def winners(self) -> list[int]:
+        """The game's winners (a copy; empty until the game is over)."""
+        return list(self._pub.winners)
 
     @property
     def uno_called(self) -> list[bool]:
         """Per seat: called UNO and still holds that one card."""
-        return list(self._uno)
+        return list(self._pub.uno_called)
 
     @property
     def is_round_over(self) -> bool:
         """Whether the current round has ended."""
-        return self._phase >= ROUND_OVER
+        return self._pub.phase >= ROUND_OVER
 
     @property
     def is_game_over(self) -> bool:
         """Whether a player or team has won the game."""
-        return self._phase == GAME_OVER
+        return self._pub.phase == GAME_OVER
 
     @property
     def pending_card(self) -> str | None:
         """The card whose effects are being resolved (the last card played), if any."""
-        return None if self._played < 0 else self.edition.code(self._played)
+        played = self._pub.pending_card
+        return None if played < 0 else self.edition.code(played)
 
     @property
     def pending_player(self) -> int | None:
         """The seat that played the pending card, if any."""
-        return None if self._player < 0 else self._player
+        player = self._pub.pending_player
+        return None if player < 0 else player
 
     @property
     def drawn_card(self) -> str | None:
         """In the play_drawn phase, the card just drawn."""
-        return self.edition.code(self._drawn) if self._phase == PLAY_DRAWN else None
+        st = self.state
+        pub = self._pub
+        return self.edition.code(st.drawn_card) if pub.phase == PLAY_DRAWN else None
 
     def known_cards(self, observer: int, target: int) -> list[str]:
         """Cards of ``target``'s hand that ``observer`` has seen and knows are still there."""
-        return [self.edition.code(k) for k in self._known[target].get(observer, ())]
+        n = self.num_players
+        observer, target = checked_seat(observer, n), checked_seat(target, n)
+        return [self.edition.code(k) for k in self.state.known[target].get(observer, ())]
 
     def next_seat(self, seat: int, steps: int = 1) -> int:
         """The seat still in the game ``steps`` places after ``seat`` in the direction of play."""
-        ring = self._succ if self._direction > 0 else self._pred
+        ring = self._succ if self._pub.direction > 0 else self._pred
         if steps == 1:
             return ring[seat]
         for _ in range(steps):
@@ -319,24 +359,30 @@ class Game:
     def _rebuild_ring(self) -> None:
         """Clockwise and counter-clockwise neighbours among the seats still in the game."""
         n = self.num_players
-        alive = self._alive
+        alive = self._pub.alive
         self._succ = [next((s + i) % n for i in range(1, n + 1) if alive[(s + i) % n]) for s in range(n)]
         self._pred = [next((s - i) % n for i in range(1, n + 1) if alive[(s - i) % n]) for s in range(n)]
         self._live = sum(alive)
 
     @property
+    def seats_left(self) -> int:
+        """How many seats are still in the game (fewer than ``num_players`` only under elimination)."""
+        return self._live
+
+    @property
     def eliminated(self) -> list[bool]:
         """Per seat: out of the game (elimination variant)."""
-        return [not a for a in self._alive]
+        return [not a for a in self._pub.alive]
 
     def team_of(self, seat: int) -> int | None:
         """The seat's team (0 or 1) when playing partners, else None."""
+        seat = checked_seat(seat, self.num_players)
         return seat % 2 if self.rules.teams else None
 
     @property
     def penalty(self) -> int:
         """Cards owed by the player facing a Draw Two or Wild Draw Four (stacked totals)."""
-        return self._penalty
+        return self._pub.penalty
 
     def card_value(self, code: str) -> int:
         """Points of one card (rule 6.2)."""
@@ -345,7 +391,7 @@ class Game:
     def hand_value(self, seat: int) -> int:
         """Points of the cards in a seat's hand."""
         value = self.edition.card_value
-        return sum(value(k) for k in self._hands[seat])
+        return sum(value(k) for k in self.state.hands[checked_seat(seat, self.num_players)])
 
     # ------------------------------------------------------------------ actions
     def legal_actions(self) -> list[Action]:
@@ -362,7 +408,7 @@ class Game:
     def action(self, action_id: int) -> Action:
         """The Action with a given id (``0 <= id < NUM_ACTIONS``)."""
         if isinstance(action_id, bool) or not isinstance(action_id, int) or not 0 <= action_id < A.NUM_ACTIONS:
-            raise IllegalActionError(f"action ids are ints 0..{A.NUM_ACTIONS - 1}, got {action_id!r}")
+            raise IllegalActionError(f"action ids are ints 0..{A.NUM_ACTIONS - 1}, got {short_repr(action_id)}")
         return self._actions[action_id]
 
     def step(self, action: Action | int | str) -> None:
@@ -375,8 +421,10 @@ class Game:
         if action not in legal:
             self._reject(action, legal)
         self._legal = None
-        phase = self._phase
-        seat = self._current
+        st = self.state
+        pub = self._pub
+        phase = pub.phase
+        seat = pub.current
         if phase == PLAY:
             if action < A.NUM_PLAY_ACTIONS:
                 self._play(seat, int(action))
@@ -384,7 +432,7 @@ class Game:
                 self._draw_for_turn(seat)
         elif phase == PLAY_DRAWN:
             if action == A.KEEP:
-                self._log.append(("keep", seat, -1, -1))
+                st.log.append(("keep", seat, -1, -1))
                 self._begin_turn(self.next_seat(seat))
             else:
                 self._play(seat, int(action))
@@ -394,10 +442,10 @@ class Game:
             self._give_away(seat, action - A.GIVE_BASE)
         elif phase == UNO_PHASE:
             if action == A.UNO:
-                self._uno[seat] = True
-                self._log.append(("uno", seat, -1, -1))
+                pub.uno_called[seat] = True
+                st.log.append(("uno", seat, -1, -1))
             else:
-                self._log.append(("no_uno", seat, -1, -1))
+                st.log.append(("no_uno", seat, -1, -1))
             self._after_uno_call()
         elif phase == CATCH_PHASE:
             self._answer_catch(seat, action == A.CATCH)
@@ -409,38 +457,56 @@ class Game:
             self._take_penalty(seat, R_DRAW_TWO, accepted=True)
         else:  # CHALLENGE
             self._answer_w4(seat, action == A.CHALLENGE)
+        if len(st.log) > self._log_cap:
+            self._trim_log()
 
-    def _coerce(self, action: Any) -> Action:
+    def _trim_log(self) -> None:
+        """Drop the oldest events beyond ``log_limit`` (called once a quarter of it has piled up)."""
+        limit = self.log_limit
+        log = self.state.log
+        if limit is not None and len(log) > limit:
+            dropped = len(log) - limit
+            del log[:dropped]
+            self.state.log_start += dropped
+
+    def _coerce(self, action: object) -> Action:
+        if isinstance(action, int) and action.__class__ is int and 0 <= action < A.NUM_ACTIONS:
+            return self._actions[action]
         if isinstance(action, str):
             return parse_action(self.edition, action)
-        if isinstance(action, int) and not isinstance(action, bool):
-            if 0 <= action < A.NUM_ACTIONS:
-                return self._actions[action]
-            raise IllegalActionError(f"action ids are 0..{A.NUM_ACTIONS - 1}, got {action}")
-        raise ActionTextError(f"an action is an Action, an int id or its text, got {type(action).__name__}")
+        if isinstance(action, bool) or isinstance(action, float) or not hasattr(action, "__index__"):
+            raise ActionTextError(
+                f"an action is an Action, an int id or its text, got {type(action).__name__} {short_repr(action)}")
+        index = operator.index(cast(SupportsIndex, action))
+        if 0 <= index < A.NUM_ACTIONS:
+            return self._actions[index]
+        raise IllegalActionError(f"action ids are 0..{A.NUM_ACTIONS - 1}, got {index}")
 
     def _reject(self, action: Action, legal: tuple[Action, ...]) -> None:
-        if self._phase >= ROUND_OVER:
-            what = "the game is over" if self._phase == GAME_OVER else "the round is over; call next_round()"
+        pub = self._pub
+        if pub.phase >= ROUND_OVER:
+            what = "the game is over" if pub.phase == GAME_OVER else "the round is over; call next_round()"
             raise IllegalActionError(f"{action} is not legal: {what}")
         raise IllegalActionError(
-            f"{action} is not legal now (phase {self.phase.value}, seat {self._current}); "
+            f"{action} is not legal now (phase {pub.phase.text}, seat {pub.current}); "
             f"legal: {', '.join(map(str, legal))}"
         )
 
     def _compute_legal(self) -> tuple[Action, ...]:
-        phase = self._phase
+        st = self.state
+        pub = self._pub
+        phase = pub.phase
         table = self._actions
         if phase == PLAY:
-            hand = self._hands[self._current]
-            playable = _PLAYABLE[self._active][self._top_rank]
+            hand = st.hands[pub.current]
+            playable = PLAYABLE[pub.active_color][self._top_rank]
             kinds = {k for k in hand if playable[k]}
             if WILD_DRAW_FOUR in kinds and not self.rules.allow_bluff and self._holds_active(hand):
                 kinds.discard(WILD_DRAW_FOUR)
             return (*[table[k] for k in sorted(kinds)], table[A.DRAW])
         if phase == PLAY_DRAWN:  # rule 3.4; under draw until playable the card must be played (7.4)
-            drawn = self._drawn
-            if not self._is_playable(drawn, self._hands[self._current]):
+            drawn = st.drawn_card
+            if not self._is_playable(drawn, st.hands[pub.current]):
                 return (table[A.KEEP],)
             if self.rules.draw_until_playable:
                 return (table[drawn],)
@@ -452,42 +518,44 @@ class Game:
         if phase == CATCH_PHASE:
             return table[A.CATCH], table[A.NO_CATCH]
         if phase == CHALLENGE:
-            if self.rules.stacking and WILD_DRAW_FOUR in self._hands[self._current]:
-                hand = self._hands[self._current]
+            hand = st.hands[pub.current]
+            if self.rules.stacking and WILD_DRAW_FOUR in hand:
                 if self.rules.allow_bluff or not self._holds_active(hand):
                     return table[WILD_DRAW_FOUR], table[A.CHALLENGE], table[A.ACCEPT]
             return table[A.CHALLENGE], table[A.ACCEPT]
         if phase == STACK_PHASE:
-            twos = sorted({k for k in self._hands[self._current] if KIND_RANK[k] == DRAW_TWO})
+            twos = sorted({k for k in st.hands[pub.current] if KIND_RANK[k] == DRAW_TWO})
             return (*[table[k] for k in twos], table[A.ACCEPT])
         if phase == SWAP_PHASE:
-            seat = self._current
+            seat = pub.current
             n = self.num_players
-            return tuple(table[A.SWAP_BASE + k] for k in range(1, n) if self._alive[(seat + k) % n])
+            return tuple(table[A.SWAP_BASE + k] for k in range(1, n) if pub.alive[(seat + k) % n])
         if phase == GIVE_AWAY:
-            held = {KIND_COLOR[k] for k in self._hands[self._current] if k < WILD}
+            held = {KIND_COLOR[k] for k in st.hands[pub.current] if k < WILD}
             return tuple(table[A.GIVE_BASE + c] for c in sorted(held))
         return ()
 
     def _holds_active(self, hand: list[int]) -> bool:
-        active = self._active
+        active = self._pub.active_color
         for k in hand:
             if KIND_COLOR[k] == active:
                 return True
         return False
 
     def _is_playable(self, kind: int, hand: list[int]) -> bool:
-        if not _PLAYABLE[self._active][self._top_rank][kind]:
+        if not PLAYABLE[self._pub.active_color][self._top_rank][kind]:
             return False
         return kind != WILD_DRAW_FOUR or self.rules.allow_bluff or not self._holds_active(hand)
 
     # ------------------------------------------------------------------ turn flow
     def _begin_turn(self, seat: int) -> None:
-        self._phase = PLAY
-        self._current = seat
-        self._played = -1
-        self._player = -1
-        self._drawn = -1
+        st = self.state
+        pub = self._pub
+        pub.phase = PLAY
+        pub.current = seat
+        pub.pending_card = -1
+        pub.pending_player = -1
+        st.drawn_card = -1
 
     def _draw_for_turn(self, seat: int) -> None:
         """Rule 3.4: draw one card, then decide on it in ``play_drawn`` whether or not it plays.
@@ -495,211 +563,241 @@ class Game:
         Under draw until playable (7.4) the drawing goes on until a playable card comes; when
         the piles run out first, the turn passes.
         """
+        st = self.state
+        pub = self._pub
         until_playable = self.rules.draw_until_playable
         while True:
             card = self._draw_card(seat, R_TURN)
             if card < 0:
-                self._log.append(("pass", seat, -1, -1))
+                st.log.append(("pass", seat, -1, -1))
                 self._begin_turn(self.next_seat(seat))
                 return
-            if not until_playable or self._is_playable(card, self._hands[seat]):
-                self._phase = PLAY_DRAWN
-                self._drawn = card
+            if not until_playable or self._is_playable(card, st.hands[seat]):
+                pub.phase = PLAY_DRAWN
+                st.drawn_card = card
                 return
 
     def _play(self, seat: int, kind: int) -> None:
-        hand = self._hands[seat]
+        st = self.state
+        pub = self._pub
+        hand = st.hands[seat]
         hand.remove(kind)
-        self._discard.append(kind)
-        self._uno[seat] = False
-        self._drawn = -1
-        self._log.append(("play", seat, kind, -1))
-        if self._known[seat]:
+        pub.hand_sizes[seat] -= 1
+        pub.discard_pile.append(kind)
+        pub.uno_called[seat] = False
+        st.drawn_card = -1
+        st.log.append(("play", seat, kind, -1))
+        if st.known[seat]:
             self._forget(seat, kind)
-        self._player = seat
-        self._played = kind
+        pub.pending_player = seat
+        pub.pending_card = kind
         if kind < WILD:
-            self._active = KIND_COLOR[kind]
+            pub.active_color = KIND_COLOR[kind]
             rank = KIND_RANK[kind]
             self._top_rank = rank
             if rank == REVERSE:
-                self._direction = -self._direction
-                self._log.append(("reverse", seat, -1, self._direction))
+                pub.direction = -pub.direction
+                st.log.append(("reverse", seat, -1, pub.direction))
             elif rank == DRAW_TWO:
-                self._penalty += 2
+                pub.penalty += 2
             elif self.rules.seven_zero and hand:
                 if rank == 7:
-                    self._phase = SWAP_PHASE
-                    self._current = seat
+                    pub.phase = SWAP_PHASE
+                    pub.current = seat
                     return
                 if rank == 0:
                     self._rotate_hands(seat)
             self._resolve_end_of_play()
             return
-        self._top_rank = _NO_RANK
+        self._top_rank = NO_RANK
         if kind == WILD_DRAW_FOUR:
-            self._penalty += 4
-            self._w4_guilty = self._holds_active(hand)
-            self._w4_prev_color = self._active
-        is_king_pig = kind == SPECIAL_WILD and self.edition.special_code == "WK"
-        if not hand and not is_king_pig:
+            pub.penalty += 4
+            st.w4_guilty = self._holds_active(hand)
+            pub.w4_prev_color = pub.active_color
+        special = self.edition.special if kind == SPECIAL_WILD else None
+        if not hand and not (special is not None and special.color_when_last):
             # Rule 5.5: a wild that goes out asks for no color; Greyskull still strikes.
-            if kind == SPECIAL_WILD:
+            if special is not None:
                 self._special_effect(seat)
             self._resolve_end_of_play()
             return
-        self._current = seat
-        if kind == SPECIAL_WILD and self.edition.special_code == "WU" and any(k < WILD for k in hand):
-            self._phase = GIVE_AWAY
+        pub.current = seat
+        if special is not None and special.gives_away and any(k < WILD for k in hand):
+            pub.phase = GIVE_AWAY
         else:
-            self._phase = CHOOSE_COLOR
+            pub.phase = CHOOSE_COLOR
 
     def _choose_color(self, seat: int, color: int) -> None:
-        self._active = color
-        self._log.append(("color", seat, -1, color))
-        if self._played < 0:  # the opening wild (rule 2.3): the chooser then plays
-            self._phase = PLAY
+        st = self.state
+        pub = self._pub
+        pub.active_color = color
+        st.log.append(("color", seat, -1, color))
+        if pub.pending_card < 0:  # the opening wild (rule 2.3): the chooser then plays
+            pub.phase = PLAY
             return
-        if self._played == SPECIAL_WILD:
+        if pub.pending_card == SPECIAL_WILD:
             self._special_effect(seat)
         self._resolve_end_of_play()
 
     def _special_effect(self, seat: int) -> None:
-        code = self.edition.special_code
-        if code == "WK":
+        """The special wild's effect once its color is named (or at once as a last card)."""
+        special = self.edition.special
+        if special is None:
+            return
+        if special.effect == "king_pig_deal":
             self._king_pig_deal(seat)
-        elif code == "WG":
+        elif special.effect == "greyskull_draws":
             self._greyskull_draws(seat)
 
     def _resolve_end_of_play(self) -> None:
         """Steps 3 and 4 of rule 3.7: going out, then the UNO call."""
-        seat = self._player
-        hand = self._hands[seat]
+        st = self.state
+        pub = self._pub
+        seat = pub.pending_player
+        hand = st.hands[seat]
         if not hand:
-            if self._penalty:
-                reason = R_DRAW_FOUR if self._played == WILD_DRAW_FOUR else R_DRAW_TWO
-                self._draw_cards(self.next_seat(seat), self._penalty, reason)
-                self._penalty = 0
+            if pub.penalty:
+                reason = R_DRAW_FOUR if pub.pending_card == WILD_DRAW_FOUR else R_DRAW_TWO
+                self._draw_cards(self.next_seat(seat), pub.penalty, reason)
+                pub.penalty = 0
             self._end_round(seat)
             return
-        if len(hand) == 1 and not self._uno[seat]:
+        if len(hand) == 1 and not pub.uno_called[seat]:
             if self.rules.uno_call == "explicit":
-                self._phase = UNO_PHASE
-                self._current = seat
+                pub.phase = UNO_PHASE
+                pub.current = seat
                 return
-            self._uno[seat] = True
-            self._log.append(("uno", seat, -1, -1))
+            pub.uno_called[seat] = True
+            st.log.append(("uno", seat, -1, -1))
         self._after_uno_call()
 
     def _after_uno_call(self) -> None:
         """Step 5 of rule 3.7: the catch window, when a call was missed."""
-        seat = self._player
-        if len(self._hands[seat]) == 1 and not self._uno[seat]:
-            self._catch_index = 1
-            self._phase = CATCH_PHASE
-            self._current = self.next_seat(seat)
+        st = self.state
+        pub = self._pub
+        seat = pub.pending_player
+        if len(st.hands[seat]) == 1 and not pub.uno_called[seat]:
+            pub.catch_index = 1
+            pub.phase = CATCH_PHASE
+            pub.current = self.next_seat(seat)
             return
         self._effect_on_next()
 
     def _answer_catch(self, seat: int, catch: bool) -> None:
-        offender = self._player
+        st = self.state
+        pub = self._pub
+        offender = pub.pending_player
         if catch:
-            self._log.append(("catch", seat, -1, offender))
+            st.log.append(("catch", seat, -1, offender))
             self._draw_cards(offender, 2, R_UNO)
-            self._catch_index = 0
+            pub.catch_index = 0
             self._effect_on_next()
             return
-        self._log.append(("no_catch", seat, -1, -1))
-        self._catch_index += 1
-        if self._catch_index < self._live:
-            self._current = self.next_seat(offender, self._catch_index)
+        st.log.append(("no_catch", seat, -1, -1))
+        pub.catch_index += 1
+        if pub.catch_index < self._live:
+            pub.current = self.next_seat(offender, pub.catch_index)
         else:
-            self._catch_index = 0
+            pub.catch_index = 0
             self._effect_on_next()
 
     def _effect_on_next(self) -> None:
         """Step 6 of rule 3.7: what the played card does to the next player."""
-        seat = self._player
-        kind = self._played
+        st = self.state
+        pub = self._pub
+        seat = pub.pending_player
+        kind = pub.pending_card
         nxt = self.next_seat(seat)
         if kind < WILD:
             rank = KIND_RANK[kind]
             if rank == SKIP or rank == REVERSE and self._live == 2:
-                self._log.append(("skip", nxt, -1, -1))
+                st.log.append(("skip", nxt, -1, -1))
                 self._begin_turn(self.next_seat(nxt))
             elif rank == DRAW_TWO:
                 if self.rules.stacking:  # offered even without a Draw Two, so holding none stays hidden
-                    self._phase = STACK_PHASE
-                    self._current = nxt
+                    pub.phase = STACK_PHASE
+                    pub.current = nxt
                 else:
                     self._take_penalty(nxt, R_DRAW_TWO, accepted=False)
             else:
                 self._begin_turn(nxt)
         elif kind == WILD_DRAW_FOUR:
-            self._phase = CHALLENGE
-            self._current = nxt
+            pub.phase = CHALLENGE
+            pub.current = nxt
         else:
             self._begin_turn(nxt)
 
     def _take_penalty(self, seat: int, reason: int, accepted: bool) -> None:
         """Draw the Draw Two / Wild Draw Four total and lose the turn."""
+        st = self.state
+        pub = self._pub
         if accepted:
-            self._log.append(("accept", seat, -1, -1))
-        self._draw_cards(seat, self._penalty, reason)
-        self._penalty = 0
-        self._log.append(("skip", seat, -1, -1))
+            st.log.append(("accept", seat, -1, -1))
+        self._draw_cards(seat, pub.penalty, reason)
+        pub.penalty = 0
+        st.log.append(("skip", seat, -1, -1))
         self._begin_turn(self.next_seat(seat))
 
     def _answer_w4(self, seat: int, challenge: bool) -> None:
-        offender = self._player
+        st = self.state
+        pub = self._pub
+        offender = pub.pending_player
         if not challenge:
             self._take_penalty(seat, R_DRAW_FOUR, accepted=True)
             return
-        guilty = self._w4_guilty
-        self._log.append(("challenge", seat, -1, offender))
-        self._log.append(("guilty" if guilty else "innocent", offender, -1, seat))
-        shown = self._hands[offender]
+        guilty = st.w4_guilty
+        log = st.log
+        log.append(("challenge", seat, -1, offender))
+        log.append(("guilty" if guilty else "innocent", offender, -1, seat))
+        shown = st.hands[offender]
         for k in shown:
-            self._log.append(("show", offender, k, seat))
-        self._known[offender][seat] = list(shown)
-        penalty = self._penalty
-        self._penalty = 0
+            log.append(("show", offender, k, seat))
+        st.known[offender][seat] = list(shown)
+        penalty = pub.penalty
+        pub.penalty = 0
         if guilty:
             self._draw_cards(offender, penalty, R_GUILTY)
             self._begin_turn(seat)
         else:
             self._draw_cards(seat, penalty + 2, R_INNOCENT)
-            self._log.append(("skip", seat, -1, -1))
+            log.append(("skip", seat, -1, -1))
             self._begin_turn(self.next_seat(seat))
 
     # ------------------------------------------------------------------ special wilds
     def _give_away(self, giver: int, color: int) -> None:
         """Rule 4.5: every card of the color, in rank order, one to each other seat clockwise."""
-        hand = self._hands[giver]
+        st = self.state
+        pub = self._pub
+        hand = st.hands[giver]
         given = sorted(k for k in hand if KIND_COLOR[k] == color)
-        self._hands[giver] = [k for k in hand if KIND_COLOR[k] != color]
-        for observer, seen in list(self._known[giver].items()):
+        st.hands[giver] = [k for k in hand if KIND_COLOR[k] != color]
+        pub.hand_sizes[giver] -= len(given)
+        known = st.known
+        for observer, seen in list(known[giver].items()):
             kept = [k for k in seen if KIND_COLOR[k] != color]
             if kept:
-                self._known[giver][observer] = kept
+                known[giver][observer] = kept
             else:
-                del self._known[giver][observer]
+                del known[giver][observer]
         receiver = giver
         for kind in given:
             receiver = self._succ[receiver]
             if receiver == giver:
                 receiver = self._succ[receiver]
-            self._hands[receiver].append(kind)
-            self._uno[receiver] = False
-            self._known[receiver].setdefault(giver, []).append(kind)
-            self._log.append(("give", giver, kind, receiver))
-        if self._hands[giver]:
-            self._phase = CHOOSE_COLOR
+            st.hands[receiver].append(kind)
+            pub.hand_sizes[receiver] += 1
+            pub.uno_called[receiver] = False
+            known[receiver].setdefault(giver, []).append(kind)
+            st.log.append(("give", giver, kind, receiver))
+        if st.hands[giver]:
+            pub.phase = CHOOSE_COLOR
         else:
             self._resolve_end_of_play()
 
     def _king_pig_deal(self, player: int) -> None:
         """Rule 4.6: deal face up from the left until someone gets the declared color."""
+        st = self.state
+        pub = self._pub
         n = self.num_players
         seat = player
         while True:
@@ -707,41 +805,46 @@ class Game:
             card = self._draw_card(seat, -1)
             if card < 0:
                 break
-            self._log.append(("king_pig", seat, card, -1))
-            known = self._known[seat]
+            st.log.append(("king_pig", seat, card, -1))
+            known = st.known[seat]
             for observer in range(n):
                 if observer != seat:
                     known.setdefault(observer, []).append(card)
-            if KIND_COLOR[card] == self._active:
+            if KIND_COLOR[card] == pub.active_color:
                 break
 
     def _greyskull_draws(self, player: int) -> None:
         """Rule 4.7: every other seat draws 3, clockwise from the left."""
+        st = self.state
         seat = self._succ[player]
         while seat != player:
-            self._log.append(("greyskull", seat, -1, -1))
+            st.log.append(("greyskull", seat, -1, -1))
             self._draw_cards(seat, 3, R_GREYSKULL)
             seat = self._succ[seat]
 
     # ------------------------------------------------------------------ seven-zero
     def _swap_hands(self, seat: int, target: int) -> None:
         """Seven-zero: a 7 swaps the player's hand with a chosen seat's."""
-        self._log.append(("swap", seat, -1, target))
+        self.state.log.append(("swap", seat, -1, target))
         self._move_hands({seat: target, target: seat})
         self._resolve_end_of_play()
 
     def _rotate_hands(self, seat: int) -> None:
         """Seven-zero: a 0 passes every hand one seat in the direction of play."""
-        self._log.append(("rotate", seat, -1, self._direction))
-        self._move_hands({s: self.next_seat(s) for s in range(self.num_players) if self._alive[s]})
+        st = self.state
+        pub = self._pub
+        st.log.append(("rotate", seat, -1, pub.direction))
+        self._move_hands({s: self.next_seat(s) for s in range(self.num_players) if pub.alive[s]})
 
     def _move_hands(self, moves: dict[int, int]) -> None:
         """Move hands (source seat -> destination seat); knowledge of them moves along.
 
         A seat that passes its hand on knows exactly what the receiver now holds.
         """
-        old_hands = self._hands
-        old_known = self._known
+        st = self.state
+        pub = self._pub
+        old_hands = st.hands
+        old_known = st.known
         hands = list(old_hands)
         known = [dict(k) for k in old_known]
         for src in moves:
@@ -752,44 +855,50 @@ class Game:
             if old_hands[src]:
                 moved[src] = list(old_hands[src])
             known[dst] = moved
-            self._uno[dst] = False
-        self._hands = hands
-        self._known = known
+            pub.uno_called[dst] = False
+        st.hands = hands
+        pub.hand_sizes = list(map(len, hands))
+        st.known = known
 
     # ------------------------------------------------------------------ drawing
     def _draw_card(self, seat: int, reason: int) -> int:
         """Move the top card of the draw pile to a hand (refilling per 3.6); -1 if none."""
-        pile = self._draw
+        st = self.state
+        pub = self._pub
+        pile = st.draw_pile
         if not pile:
             self._refill()
-            pile = self._draw
+            pile = st.draw_pile
             if not pile:
                 return -1
         card = pile.pop()
-        self._hands[seat].append(card)
-        self._uno[seat] = False
+        st.hands[seat].append(card)
+        pub.hand_sizes[seat] += 1
+        pub.uno_called[seat] = False
         if reason >= 0:
-            self._log.append(("draw", seat, card, reason))
+            st.log.append(("draw", seat, card, reason))
         return card
 
     def _draw_cards(self, seat: int, count: int, reason: int) -> None:
         for _ in range(count):
             if self._draw_card(seat, reason) < 0:
-                self._log.append(("pass", seat, -1, -1))
+                self.state.log.append(("pass", seat, -1, -1))
                 return
 
     def _refill(self) -> None:
-        discard = self._discard
+        st = self.state
+        pub = self._pub
+        discard = pub.discard_pile
         if len(discard) <= 1:
             return
         top = discard.pop()
-        self._rng.shuffle(discard)
-        self._draw = discard
-        self._discard = [top]
-        self._log.append(("reshuffle", -1, -1, len(discard)))
+        st.rng.shuffle(discard)
+        st.draw_pile = discard
+        pub.discard_pile = [top]
+        st.log.append(("reshuffle", -1, -1, len(discard)))
 
     def _forget(self, seat: int, kind: int) -> None:
-        known = self._known[seat]
+        known = self.state.known[seat]
         for observer, seen in list(known.items()):
             if kind in seen:
                 seen.remove(kind)
@@ -799,8 +908,9 @@ class Game:
     # ------------------------------------------------------------------ rounds
     def _draw_for_dealer(self) -> int:
         """Rule 2.1: highest number deals; symbols and wilds count 0; ties draw again."""
+        st = self.state
         deck = self.edition.deck()
-        self._rng.shuffle(deck)
+        st.rng.shuffle(deck)
         contenders = list(range(self.num_players))
         attempt = 0
         while True:
@@ -809,9 +919,9 @@ class Game:
             for seat in contenders:
                 if not deck:
                     deck = self.edition.deck()
-                    self._rng.shuffle(deck)
+                    st.rng.shuffle(deck)
                 card = deck.pop()
-                self._log.append(("dealer_draw", seat, card, attempt))
+                st.log.append(("dealer_draw", seat, card, attempt))
                 value = KIND_RANK[card] if card < WILD and KIND_RANK[card] <= 9 else 0
                 drawn[seat] = value
                 best = max(best, value)
@@ -822,72 +932,78 @@ class Game:
 
     def _deal(self, dealer: int, deck: list[int] | None) -> None:
         """Rules 2.2 and 2.3: shuffle, deal seven each, turn the first card."""
+        st = self.state
+        pub = self._pub
         n = self.num_players
         if deck is None:
             deck = self.edition.deck()
-            self._rng.shuffle(deck)
-        self.round_number += 1
-        self._dealer = dealer
-        self._log.append(("dealer", dealer, -1, self.round_number))
-        self._draw = deck[::-1]  # top of the pile is the end of the list
-        self._hands = [[] for _ in range(n)]
-        self._known = [{} for _ in range(n)]
-        self._uno = [False] * n
-        self._direction = 1
-        self._played = -1
-        self._player = -1
-        self._drawn = -1
-        self._w4_guilty = False
-        self._w4_prev_color = -1
-        self._catch_index = 0
+            st.rng.shuffle(deck)
+        pub.round += 1
+        pub.dealer = dealer
+        log = st.log
+        log.append(("dealer", dealer, -1, pub.round))
+        st.draw_pile = deck[::-1]  # top of the pile is the end of the list
+        st.hands = [[] for _ in range(n)]
+        st.known = [{} for _ in range(n)]
+        pub.uno_called = [False] * n
+        pub.direction = 1
+        pub.pending_card = -1
+        pub.pending_player = -1
+        st.drawn_card = -1
+        st.w4_guilty = False
+        pub.w4_prev_color = -1
+        pub.catch_index = 0
         self._legal = None
-        self.round_winner = None
-        self.round_points = [0] * n
-        self._penalty = 0
-        pile = self._draw
+        pub.round_winner = -1
+        pub.round_points = [0] * n
+        pub.penalty = 0
+        pile = st.draw_pile
         for _ in range(HAND_SIZE):
             seat = dealer
             for _ in range(self._live):
                 seat = self._succ[seat]
                 card = pile.pop()
-                self._hands[seat].append(card)
-                self._log.append(("deal", seat, card, -1))
+                st.hands[seat].append(card)
+                log.append(("deal", seat, card, -1))
+        pub.hand_sizes = list(map(len, st.hands))
         first = pile.pop()
         while first == WILD_DRAW_FOUR:
-            self._log.append(("return_w4", -1, first, -1))
+            log.append(("return_w4", -1, first, -1))
             pile.insert(len(pile) - len(pile) // 2, first)
             first = pile.pop()
-        self._discard = [first]
-        self._log.append(("start", -1, first, -1))
+        pub.discard_pile = [first]
+        log.append(("start", -1, first, -1))
         left = self._succ[dealer]
         if first >= WILD:
-            self._active = -1
-            self._top_rank = _NO_RANK
-            self._phase = CHOOSE_COLOR
-            self._current = left
+            pub.active_color = -1
+            self._top_rank = NO_RANK
+            pub.phase = CHOOSE_COLOR
+            pub.current = left
             return
-        self._active = KIND_COLOR[first]
+        pub.active_color = KIND_COLOR[first]
         rank = self._top_rank = KIND_RANK[first]
-        if rank == DRAW_TWO:
+        if rank == DRAW_TWO:  # not stackable (rule 7.4): the first player draws 2 at once
             self._draw_cards(left, 2, R_START)
-            self._log.append(("skip", left, -1, -1))
+            log.append(("skip", left, -1, -1))
             self._begin_turn(self._succ[left])
         elif rank == REVERSE:
-            self._direction = -1
-            self._log.append(("reverse", -1, -1, -1))
+            pub.direction = -1
+            log.append(("reverse", -1, -1, -1))
             self._begin_turn(dealer)
         elif rank == SKIP:
-            self._log.append(("skip", left, -1, -1))
+            log.append(("skip", left, -1, -1))
             self._begin_turn(self._succ[left])
         else:
             self._begin_turn(left)
 
     def _end_round(self, winner: int) -> None:
         """Rules 6.1-6.4: score the round, then see whether the game is won."""
+        st = self.state
+        pub = self._pub
         rules = self.rules
         value = self.edition.card_value
         n = self.num_players
-        hand_points = [sum(value(k) for k in hand) for hand in self._hands]
+        hand_points = [sum(value(k) for k in hand) for hand in st.hands]
         standard = rules.scoring == "standard" and not rules.elimination
         if rules.teams:
             team_points = [sum(hand_points[s] for s in range(team, n, 2)) for team in (0, 1)]
@@ -899,21 +1015,22 @@ class Game:
             points[winner] = sum(hand_points)
         else:
             points = hand_points
+        scores = pub.scores
         for seat, p in enumerate(points):
-            self.scores[seat] += p
-        self.round_points = points
-        self.round_winner = winner
+            scores[seat] += p
+        pub.round_points = points
+        pub.round_winner = winner
         self._legal = None
-        self._log.append(("round_end", winner, -1, points[winner] if standard else 0))
+        log = st.log
+        log.append(("round_end", winner, -1, points[winner] if standard else 0))
         target = rules.target_score
-        scores = self.scores
         if rules.elimination:
             for seat in range(n):
-                if self._alive[seat] and scores[seat] >= target:
-                    self._alive[seat] = False
-                    self._log.append(("eliminated", seat, -1, scores[seat]))
+                if pub.alive[seat] and scores[seat] >= target:
+                    pub.alive[seat] = False
+                    log.append(("eliminated", seat, -1, scores[seat]))
             self._rebuild_ring()
-            winners = [s for s in range(n) if self._alive[s]] if self._live <= 1 else []
+            winners = [s for s in range(n) if pub.alive[s]] if self._live <= 1 else []
         elif standard:
             winners = [s for s in range(n) if scores[s] >= target and (s == winner or rules.teams)]
         elif max(scores) >= target:
@@ -922,120 +1039,132 @@ class Game:
         else:
             winners = []
         if winners:
-            self.winners = winners
-            self._phase = GAME_OVER
+            pub.winners = winners
+            pub.phase = GAME_OVER
             for seat in winners:
-                self._log.append(("game_end", seat, -1, -1))
+                log.append(("game_end", seat, -1, -1))
         else:
-            self._phase = ROUND_OVER
+            pub.phase = ROUND_OVER
 
     def next_round(self, deck: Sequence[str] | None = None) -> None:
         """Deal the next round (rule 6.5); the dealer moves one seat left."""
-        if self._phase != ROUND_OVER:
+        phase = self._pub.phase
+        if phase != ROUND_OVER:
             raise GameFlowError(
                 "next_round() is allowed only when a round is over and the game is not"
-                + (" (the game is over)" if self._phase == GAME_OVER else f" (phase is {self.phase.value})")
+                + (" (the game is over)" if phase == GAME_OVER else f" (phase is {phase.text})")
             )
         kinds = deck_from_codes(self.edition, deck) if deck is not None else None
-        self._deal(self._succ[self._dealer], kinds)
+        self._deal(self._succ[self._pub.dealer], kinds)
+        self._trim_log()
 
     # ------------------------------------------------------------------ log
     @property
     def log(self) -> list[Event]:
-        """The raw event log: tuples (type, seat, card kind or -1, other or -1)."""
-        return list(self._log)
+        """The kept raw events: tuples (type, seat, card kind or -1, other or -1), oldest first."""
+        return list(self.state.log)
 
-    def events(self, seat: int | None = None) -> list[dict[str, Any]]:
-        """The event log as dicts; with ``seat``, only what that seat may know.
+    @property
+    def log_length(self) -> int:
+        """Events logged since the game began (or was loaded), dropped ones included."""
+        return self.state.log_start + len(self.state.log)
+
+    def events(self, seat: int | None = None, since: int | None = None) -> list[EventDict]:
+        """The kept event log as dicts; with ``seat``, only what that seat may know.
 
         Each event has ``type``, ``seat``, ``card`` (a code or None), ``other`` and
         ``seen_by``: the seats that saw the card it names (all seats for public events).
-        Hidden cards are blanked (``card`` None) in a seat's own view.
+        Hidden cards are blanked (``card`` None) in a seat's own view. ``since``: the events
+        from event number ``since`` on (``log_length`` counts them; older dropped events are
+        gone).
         """
-        out = []
+        if seat is not None:
+            seat = checked_seat(seat, self.num_players)
+        st = self.state
+        log = st.log
+        if since is not None:
+            since = _checked_int(since, "since must be None or an event number (an int >= 0)")
+            log = log[max(0, since - st.log_start):]
         everyone = list(range(self.num_players))
-        for kind, who, card, other in self._log:
-            event = _event_dict(self.edition, kind, who, card, other, everyone)
-            if seat is not None and seat not in event["seen_by"] and event["card"] is not None:
-                event = {**event, "card": None}
-            out.append(event)
+        out = []
+        ed = self.edition
+        for event in log:
+            out.append(event_dict(ed, event, everyone))
+        if seat is not None:
+            for i, e in enumerate(out):
+                if seat not in e["seen_by"] and e["card"] is not None:
+                    out[i] = {**e, "card": None}
         return out
 
-    # ------------------------------------------------------------------ copies and saves
+    # ------------------------------------------------------------------ copies, views and saves
     def clone(self) -> Game:
         """An independent copy (random generator state included)."""
         other = Game.__new__(Game)
-        other.__dict__.update(self.__dict__)
-        other._rng = random.Random()
-        other._rng.setstate(self._rng.getstate())
-        other._log = list(self._log)
-        other.scores = list(self.scores)
-        other.round_points = list(self.round_points)
-        other.winners = list(self.winners)
-        other._draw = list(self._draw)
-        other._discard = list(self._discard)
-        other._hands = [list(h) for h in self._hands]
-        other._known = [{o: list(s) for o, s in known.items()} for known in self._known]
-        other._uno = list(self._uno)
-        other._alive = list(self._alive)
+        other.rules = self.rules
+        other.edition = self.edition
+        other.num_players = self.num_players
+        other.log_limit = self.log_limit
+        other._log_cap = self._log_cap
+        other._actions = self._actions
+        other._legal = self._legal
+        other._succ = self._succ  # replaced, never changed in place
+        other._pred = self._pred
+        other._live = self._live
+        other._top_rank = self._top_rank
+        other.state = state = self.state.copy()
+        other._pub = state.public
         return other
 
-    def view(self, seat: int) -> dict[str, Any]:
-        """What ``seat`` may know, as a structured dict (see ``uno_env.core.view``)."""
-        from .view import seat_view
+    def seat_view(self, seat: int) -> SeatView:
+        """What ``seat`` may know, typed and cheap (shares the game's lists; see ``view.py``)."""
+        return seat_view(self.state, seat)
 
-        return seat_view(self, seat)
+    def view(self, seat: int) -> View:
+        """What ``seat`` may know, as a structured dict (see ``uno_env.core.view``)."""
+        sv = seat_view(self.state, seat)
+        pub = self._pub
+        return view_dict(sv, self.legal_actions() if pub.current == sv.seat and pub.phase < ROUND_OVER else ())
 
     def determinize(self, seat: int, rng: random.Random | int | None = None) -> Game:
         """A full game consistent with what ``seat`` knows, every hidden card resampled.
 
-        Kept: the seat's own hand, the discard pile, hand sizes, the cards the seat has
-        seen in others' hands, and everything public. Resampled: the other cards in hands,
-        the draw pile order, the game's random generator, and whether a pending ``W4`` was a
-        bluff (read again from the resampled hand). ``rng`` is a ``random.Random`` or a seed.
+        Built by the one determinizer, ``determinize.InfoSet``, from ``self.view(seat)``. Kept:
+        the seat's own hand, the discard pile, hand sizes, the cards the seat has seen in
+        others' hands, and everything public; the log is the seat's own view of it. Resampled:
+        the other cards in hands, the draw pile order, the game's random generator, and
+        whether a pending ``W4`` was a bluff (read again from the resampled hand). Other
+        seats' knowledge of each other's hands is not kept. ``rng`` is a ``random.Random`` or
+        an int seed.
         """
-        from .determinize import determinize
-
-        return determinize(self, seat, rng)
+        seat = checked_seat(seat, self.num_players)
+        if not isinstance(rng, random.Random):
+            if rng is not None:
+                rng = _checked_int(rng, "rng must be a random.Random, an int seed or None")
+            rng = random.Random(rng)
+        state = InfoSet(self.view(seat)).sample_state(rng)
+        state.hands[seat] = list(self.state.hands[seat])  # the same cards, in the game's order
+        state.log = seat_log(self.state.log, seat)
+        state.log_start = self.state.log_start
+        return Game.from_state(state, check=False, log_limit=self.log_limit)
 
     def to_dict(self, include_log: bool = True) -> dict[str, Any]:
-        """The whole state as JSON-serialisable data (see ``uno_env.core.state``)."""
-        from .state import game_to_dict
-
-        return game_to_dict(self, include_log)
+        """The whole state as JSON-serialisable data (laid out as ``saves.SaveDict``; see ``uno_env.core.saves``)."""
+        return cast(dict[str, Any], state_to_dict(self.state, include_log))
 
     @classmethod
-    def from_dict(cls, data: Any) -> Game:
+    def from_dict(cls, data: object, *, log_limit: int | None = DEFAULT_LOG_LIMIT) -> Game:
         """Rebuild a game saved with ``to_dict``; raises ``StateError`` when malformed."""
-        from .state import game_from_dict
-
-        return game_from_dict(data)
+        return cls.from_state(state_from_dict(data), check=False, log_limit=log_limit)
 
     def __repr__(self) -> str:
         return (
             f"Game({self.rules.edition}, {self.num_players} players, round {self.round_number}, "
-            f"phase {self.phase.value}, seat {self.current_player}, top {self.top_card})"
+            f"phase {self.phase.text}, seat {self.current_player}, top {self.top_card})"
         )
 
 
-def _event_dict(edition: Edition, kind: str, who: int, card: int, other: int, everyone: list[int]) -> dict[str, Any]:
-    visibility = EVENT_VISIBILITY[kind]
-    event: dict[str, Any] = {
-        "type": kind,
-        "seat": None if who < 0 else who,
-        "card": edition.code(card) if card >= 0 else None,
-        "other": other if kind in SIGNED_OTHER or other >= 0 else None,
-    }
-    if kind == "draw":
-        event["reason"] = DRAW_REASONS[other]
-    if kind == "color":
-        event["color"] = edition.colors[other]
-    if visibility == PUBLIC:
-        event["seen_by"] = everyone
-    elif visibility == OWNER:
-        event["seen_by"] = [who]
-    elif visibility == OWNER_AND_OTHER:
-        event["seen_by"] = [who, other]
-    else:
-        event["seen_by"] = [other]
-    return event
+def _checked_int(value: object, what: str) -> int:
+    """``value`` as an int (a Python or numpy integer, not a bool or float); else ``RulesError``."""
+    if isinstance(value, bool) or isinstance(value, float) or not hasattr(value, "__index__"):
+        raise RulesError(f"{what}, got {type(value).__name__} {short_repr(value)}")
+    return operator.index(cast(SupportsIndex, value))

@@ -3,13 +3,38 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
-from typing import Any
+from typing import Any, Literal, TypedDict, get_args
 
-from .cards import EDITIONS
+from .cards import EDITIONS, MAX_PLAYERS, MIN_PLAYERS, is_table_size, short_repr
 from .errors import RulesError
 
-UNO_CALL_MODES = ("explicit", "auto")
-SCORING_MODES = ("standard", "lowest")
+EditionName = Literal["classic", "monster_high", "angry_birds", "masters_of_the_universe"]
+UnoCallMode = Literal["explicit", "auto"]
+ScoringMode = Literal["standard", "lowest"]
+
+UNO_CALL_MODES: tuple[UnoCallMode, ...] = get_args(UnoCallMode)
+SCORING_MODES: tuple[ScoringMode, ...] = get_args(ScoringMode)
+
+# The largest target score: far beyond any real game, small enough that every score, total and
+# observation entry stays an exact small number.
+MAX_TARGET_SCORE = 1_000_000
+
+
+class RulesDict(TypedDict):
+    """``Rules.to_dict()``: every option by name (the ``rules`` entry of a save and of a view)."""
+
+    edition: EditionName
+    num_players: int
+    target_score: int
+    uno_call: UnoCallMode
+    allow_bluff: bool
+    scoring: ScoringMode
+    first_dealer: int | None
+    teams: bool
+    elimination: bool
+    stacking: bool
+    seven_zero: bool
+    draw_until_playable: bool
 
 
 @dataclass(frozen=True, init=False)
@@ -17,8 +42,8 @@ class Rules:
     """Validated, immutable rule options; every field is documented below.
 
     ``edition``: ``classic``, ``monster_high``, ``angry_birds`` or ``masters_of_the_universe``.
-    ``num_players``: 2 to 10.
-    ``target_score``: points that end the game (rule 6.3; default 500).
+    ``num_players``: 2 to 10 (``MIN_PLAYERS`` to ``MAX_PLAYERS``).
+    ``target_score``: points that end the game (rule 6.3; default 500, at most ``MAX_TARGET_SCORE``).
     ``uno_call``: ``explicit`` (calling and catching are decisions, rules 5.1-5.2) or ``auto``
     (rule 5.3: every call is made, nobody is caught).
     ``allow_bluff``: whether a Wild Draw Four may be played holding the active color (3.3).
@@ -33,15 +58,15 @@ class Rules:
     does not stack draws the total (7.4).
     ``seven_zero``: a 7 swaps hands with a chosen seat, a 0 passes every hand one seat in the
     direction of play (7.4).
-    ``draw_until_playable``: a draw goes on until a playable card comes (7.4).
+    ``draw_until_playable``: a draw goes on until a playable card comes, which must be played (7.4).
     """
 
-    edition: str
+    edition: EditionName
     num_players: int
     target_score: int
-    uno_call: str
+    uno_call: UnoCallMode
     allow_bluff: bool
-    scoring: str
+    scoring: ScoringMode
     first_dealer: int | None
     teams: bool
     elimination: bool
@@ -51,12 +76,12 @@ class Rules:
 
     def __init__(
         self,
-        edition: str = "classic",
+        edition: EditionName = "classic",
         num_players: int = 4,
         target_score: int = 500,
-        uno_call: str = "explicit",
+        uno_call: UnoCallMode = "explicit",
         allow_bluff: bool = True,
-        scoring: str = "standard",
+        scoring: ScoringMode = "standard",
         first_dealer: int | None = None,
         teams: bool = False,
         elimination: bool = False,
@@ -67,30 +92,31 @@ class Rules:
     ) -> None:
         if unknown:
             raise RulesError(
-                f"unknown rule option(s) {', '.join(sorted(unknown))}; options are "
+                f"unknown rule option(s) {', '.join(sorted(name[:40] for name in unknown))}; options are "
                 + ", ".join(option_names())
             )
-        if edition not in EDITIONS:
-            raise RulesError(f"unknown edition {edition!r}; editions are {', '.join(EDITIONS)}")
-        if not _is_int(num_players) or not 2 <= num_players <= 10:
-            raise RulesError(f"num_players must be an int from 2 to 10, got {num_players!r}")
-        if not _is_int(target_score) or target_score < 1:
-            raise RulesError(f"target_score must be a positive int, got {target_score!r}")
-        if uno_call not in UNO_CALL_MODES:
-            raise RulesError(f"uno_call must be one of {', '.join(UNO_CALL_MODES)}, got {uno_call!r}")
+        if not isinstance(edition, str) or edition not in EDITIONS:
+            raise RulesError(f"unknown edition {short_repr(edition)}; editions are {', '.join(EDITIONS)}")
+        if not is_table_size(num_players):
+            raise RulesError(
+                f"num_players must be an int from {MIN_PLAYERS} to {MAX_PLAYERS}, got {short_repr(num_players)}")
+        if not _is_int(target_score) or not 1 <= target_score <= MAX_TARGET_SCORE:
+            raise RulesError(f"target_score must be an int from 1 to {MAX_TARGET_SCORE:,}, got {short_repr(target_score)}")
+        if not isinstance(uno_call, str) or uno_call not in UNO_CALL_MODES:
+            raise RulesError(f"uno_call must be one of {', '.join(UNO_CALL_MODES)}, got {short_repr(uno_call)}")
         if not isinstance(allow_bluff, bool):
-            raise RulesError(f"allow_bluff must be True or False, got {allow_bluff!r}")
-        if scoring not in SCORING_MODES:
-            raise RulesError(f"scoring must be one of {', '.join(SCORING_MODES)}, got {scoring!r}")
+            raise RulesError(f"allow_bluff must be True or False, got {short_repr(allow_bluff)}")
+        if not isinstance(scoring, str) or scoring not in SCORING_MODES:
+            raise RulesError(f"scoring must be one of {', '.join(SCORING_MODES)}, got {short_repr(scoring)}")
         if first_dealer is not None and (not _is_int(first_dealer) or not 0 <= first_dealer < num_players):
-            raise RulesError(f"first_dealer must be None or a seat 0..{num_players - 1}, got {first_dealer!r}")
+            raise RulesError(f"first_dealer must be None or a seat 0..{num_players - 1}, got {short_repr(first_dealer)}")
         flags = {"teams": teams, "elimination": elimination, "stacking": stacking,
                  "seven_zero": seven_zero, "draw_until_playable": draw_until_playable}
         for name, value in flags.items():
             if not isinstance(value, bool):
-                raise RulesError(f"{name} must be True or False, got {value!r}")
+                raise RulesError(f"{name} must be True or False, got {short_repr(value)}")
         if teams and (num_players % 2 or num_players < 4):
-            raise RulesError(f"teams needs an even number of players from 4 to 10, got {num_players}")
+            raise RulesError(f"teams needs an even number of players from 4 to {MAX_PLAYERS}, got {num_players}")
         if teams and elimination:
             raise RulesError("teams and elimination cannot be combined; choose one")
         if elimination and scoring != "standard":
@@ -103,20 +129,27 @@ class Rules:
         for name, option in options:
             object.__setattr__(self, name, option)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> RulesDict:
         """The options as plain data."""
-        return {f.name: getattr(self, f.name) for f in fields(self)}
+        return RulesDict(
+            edition=self.edition, num_players=self.num_players, target_score=self.target_score,
+            uno_call=self.uno_call, allow_bluff=self.allow_bluff, scoring=self.scoring,
+            first_dealer=self.first_dealer, teams=self.teams, elimination=self.elimination,
+            stacking=self.stacking, seven_zero=self.seven_zero, draw_until_playable=self.draw_until_playable,
+        )
 
     @classmethod
     def from_dict(cls, data: Any) -> Rules:
         """Options from plain data; unknown keys raise ``RulesError``."""
         if not isinstance(data, dict):
             raise RulesError(f"rules must be a mapping of options, got {type(data).__name__}")
+        if not all(isinstance(key, str) for key in data):
+            raise RulesError(f"rule options are named by strings; options are {', '.join(option_names())}")
         return cls(**data)
 
     def replace(self, **changes: Any) -> Rules:
         """A copy with some options changed (validated again)."""
-        return Rules(**{**self.to_dict(), **changes})
+        return Rules.from_dict({**self.to_dict(), **changes})
 
 
 def option_names() -> list[str]:

@@ -1018,7 +1018,7 @@ def random_game(combo: dict[str, Any], index: int) -> tuple[int, int, list[tuple
             rounds += 1
         else:
             legal_now = game.legal_actions()
-            phases[game.phase.value] += 1
+            phases[game.phase.text] += 1
             if game.phase == Phase.PLAY and len(legal_now) > 1 and rng.random() < 0.9:
                 action = rng.choice(legal_now[:-1])
             else:
