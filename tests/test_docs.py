@@ -140,12 +140,16 @@ NOT_RUN: dict[str, str] = {
     "tensorboard --logdir runs": "a server that runs until stopped",
     "python -m training.ship runs/universal --name universal": "needs a finished universal run; tests/test_training.py "
                                                                "ships short runs",
-    "python -m training.bench": "measures throughput: 9 settings x 3 interleaved runs x 32,768 learner steps",
+    "python -m training.bench": "measures throughput: 8 settings x 3 interleaved runs x 16,384 learner steps",
     "python -m training.rllib --config configs/rllib/self_play.yaml": "needs Ray RLlib (.venv-eco, make test-eco); "
                                                                      "tests/test_ecosystem_rllib.py trains a few iterations",
     "python -m training.rllib --config configs/rllib/self_play.yaml --num-env-runners 2": "needs Ray RLlib, as above",
     "python -m training.rllib --config configs/rllib/self_play.yaml --set 'opponents={rule: 1}' --iterations 20":
         "needs Ray RLlib, as above",
+    "uno-env train --config configs/classic_batched.yaml": "trains for hours; tests/test_ppo_batched.py trains the "
+                                                           "same code (trainer: batched) on short budgets",
+    "PYTHONPATH=. python -m training.gpu_slice --config configs/gpu_classic.yaml --seconds 240":
+        "needs a GPU (CUDA); tests/test_ppo_batched.py interrupts and resumes batched runs on the CPU",
     "PYTHONPATH=. python benchmarks/bench_batched.py --device cuda": "needs a GPU (CUDA); the suite has none "
                                                                       "(tests/test_batched.py runs the engine on the CPU)",
 }
