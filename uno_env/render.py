@@ -2,11 +2,11 @@
 
 ``render_table(game, seat, since=0)`` draws the table as ``seat`` sees it: the top card and
 active color, every seat's hand size, score and UNO call, the observer's own hand, the cards
-of others it has seen, its legal actions, and the events since log index ``since`` in words,
-with each edition's flavour: Monster High's Creeperific *"Urrrhhh!"*, Masters of the
-Universe's *"By the power of Greyskull... I have the power!"* and Angry Birds' King Pig
-dealing cards face up. Only ``game.view(seat)`` and ``game.events(seat)`` are read, so
-nothing hidden from the seat appears.
+of others it has seen, its legal actions, and the events from event number ``since`` on in
+words, with each edition's flavour line: what is said when its special wild is played, read
+from the edition's record (``EDITIONS[name].special.flavour``, the one wording the terminal
+game and the web app show too), and King Pig dealing cards face up. Only ``game.view(seat)``
+and ``game.events(seat)`` are read, so nothing hidden from the seat appears.
 
 ``Narrator`` tells events in words from one seat's point of view (``"You draw R1 G2 (Draw
 Two)"``, ``"Player 2 draws 2 cards (Draw Two)"``, ``"Player 1 shows you their hand: B2"``);
@@ -34,16 +34,10 @@ if TYPE_CHECKING:
     from .core.cards import Edition
     from .core.game import Game
 
-__all__ = ["DRAW_REASON_TEXT", "FLAVOUR", "MAX_EVENT_LINES", "Line", "Narrator", "Part", "plain", "render_table"]
+__all__ = ["DRAW_REASON_TEXT", "MAX_EVENT_LINES", "Line", "Narrator", "Part", "plain", "render_table"]
 
 MAX_EVENT_LINES = 14
 
-# What a player says when playing each special wild (the printed sheets' words).
-FLAVOUR = {
-    "WU": '"Urrrhhh!"',
-    "WG": '"By the power of Greyskull... I have the power!"',
-    "WK": "King Pig deals!",
-}
 DRAW_REASON_TEXT = {
     "turn": "", "draw_two": " (Draw Two)", "draw_four": " (Wild Draw Four)",
     "challenge_guilty": " (caught bluffing)", "challenge_innocent": " (lost the challenge)",
@@ -163,13 +157,14 @@ class Narrator:
         kind, seat, card, other = e["type"], e["seat"], e["card"], e["other"]
         if kind == "play":
             line: Line = [self.subject(seat, "play") + " ", (card, "card")]
-            if card in FLAVOUR:
-                line += [" - ", (FLAVOUR[card], "flavour")]
+            special = self.edition.special
+            if special is not None and card == special.code:
+                line += [" - ", (special.flavour, "flavour")]
             return line
-        if kind == "give":
+        if kind == "give":  # only Urrrhhh gives cards away: its flavour heads each gift
             gift: Line = ["a card"] if card is None else [(card, "card")]
-            return ["  ", ('"Urrrhhh!"', "flavour"), f" {self.subject(seat, 'give')} ", *gift,
-                    f" to {self.who(other)}"]
+            said: Line = [(self.edition.special.flavour, "flavour"), " "] if self.edition.special else []
+            return ["  ", *said, f"{self.subject(seat, 'give')} ", *gift, f" to {self.who(other)}"]
         if kind == "king_pig":
             line = ["  King Pig deals ", (card, "card"), f" to {self.who(seat)}"]
             dealt = self.edition.kind(card)
