@@ -11,7 +11,10 @@ and ``game.events(seat)`` are read, so nothing hidden from the seat appears.
 ``Narrator`` tells events in words from one seat's point of view (``"You draw R1 G2 (Draw
 Two)"``, ``"Player 2 draws 2 cards (Draw Two)"``, ``"Player 1 shows you their hand: B2"``);
 ``render_table`` and the terminal game (``uno_app.terminal``) both use it, so an event reads
-the same everywhere. A line is a list of parts: plain text, or ``(text, kind)`` where kind is
+the same everywhere. ``narrator.tell_game(game, since)`` tells a game's events from event
+number ``since`` on (a cursor: pass ``game.log_length`` next time), reading only the events
+it tells and up to ``CONTEXT_EVENTS`` before them, so it costs what is new and follows the
+game's bounded log (events dropped from it are not told). A line is a list of parts: plain text, or ``(text, kind)`` where kind is
 ``"card"`` (a card code), ``"color"`` (a color name), ``"flavour"`` (an edition's line) or
 ``"strong"`` (a headline), so a terminal can style them; ``plain(line)`` joins the text.
 
@@ -34,9 +37,14 @@ if TYPE_CHECKING:
     from .core.cards import Edition
     from .core.game import Game
 
-__all__ = ["DRAW_REASON_TEXT", "MAX_EVENT_LINES", "Line", "Narrator", "Part", "plain", "render_table"]
+__all__ = ["CONTEXT_EVENTS", "DRAW_REASON_TEXT", "MAX_EVENT_LINES", "Line", "Narrator", "Part", "plain", "render_table"]
 
 MAX_EVENT_LINES = 14
+# Events before the first one told that tell_game reads for context: the color a King Pig deal
+# stops on and the card an "accept" accepts. Fewer events than this ever separate them from what
+# they explain (a deal is at most a deck of 112 cards, an accept follows its card's UNO calls,
+# catches and color), so the lines are those the whole log gives.
+CONTEXT_EVENTS = 256
 
 DRAW_REASON_TEXT = {
     "turn": "", "draw_two": " (Draw Two)", "draw_four": " (Wild Draw Four)",
@@ -94,6 +102,17 @@ class Narrator:
     def lines(self, events: Sequence[Mapping[str, Any]], start: int = 0) -> list[Line]:
         """The lines telling ``events[start:]`` (earlier events only set the context)."""
         return [line for _, line in self.tell(events, start)]
+
+    def tell_game(self, game: Game, since: int = 0) -> list[tuple[str, Line]]:
+        """``tell`` what this seat may see of ``game``'s events from event number ``since`` on.
+
+        ``since`` counts events as ``game.log_length`` does (pass that value on the next call
+        to tell only what is new); events before it are read for context only, at most
+        ``CONTEXT_EVENTS`` of them.
+        """
+        events = game.events(self.seat, since=max(0, since - CONTEXT_EVENTS))
+        first = game.log_length - len(events)  # the event number of events[0]
+        return self.tell(events, max(0, since - first))
 
     def tell(self, events: Sequence[Mapping[str, Any]], start: int = 0) -> list[tuple[str, Line]]:
         """``(event type, line)`` for each line telling ``events[start:]``; a run of draws (or of
@@ -210,7 +229,7 @@ class Narrator:
 
 
 def render_table(game: Game, seat: int, since: int = 0) -> str:
-    """The table as ``seat`` sees it, with the events from log index ``since`` on."""
+    """The table as ``seat`` sees it, with the events from event number ``since`` on (see ``Game.log_length``)."""
     view = game.view(seat)
     lines = [_headline(game, view)]
     color = view["active_color"] or "(to be named)"
@@ -243,7 +262,7 @@ def render_table(game: Game, seat: int, since: int = 0) -> str:
         lines.append(f"You drew {view['drawn_card']}.")
     if view["w4_prev_color"]:
         lines.append(f"The color before the Wild Draw Four was {view['w4_prev_color']}.")
-    said = [plain(line).strip() for line in Narrator(game.edition, seat, noun="seat").lines(game.events(seat), since)]
+    said = [plain(line).strip() for _, line in Narrator(game.edition, seat, noun="seat").tell_game(game, since)]
     if said:
         lines.append("What happened:")
         if len(said) > MAX_EVENT_LINES:

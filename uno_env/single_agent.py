@@ -197,7 +197,7 @@ class SingleAgentEnv(gymnasium.Env):
             return None
         game = self._env.game
         text = render_table(game, self.seat, self._render_from)
-        self._render_from = len(game.log)
+        self._render_from = game.log_length
         if self.render_mode == "ansi":
             return text
         print(text + "\n")

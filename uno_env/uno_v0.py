@@ -425,7 +425,7 @@ class raw_env(AECEnv, EzPickle):  # type: ignore[misc]  # noqa: N801 (PettingZoo
             return None
         seat = self._seat_of[self.agent_selection]
         text = render_table(self.game, seat, self._render_from)
-        self._render_from = len(self.game.state.log)
+        self._render_from = self.game.log_length
         if self.render_mode == "ansi":
             return text
         print(text + "\n")
