@@ -33,7 +33,8 @@ phase               11          the pending decision, one-hot in ``Phase`` order
                                 catch, swap, stack, round_over, game_over)
 direction           1           +1 clockwise, -1 counter-clockwise
 drawn_card          55          the card just drawn, one-hot, only while the observer
-                                decides to play it or keep it
+                                decides on it (``play_drawn``: play it or keep it; a
+                                forced keep when it does not play)
 discard             55          count of each kind in the discard pile: every card played
                                 since the last reshuffle (public)
 draw_pile_size      1           cards left to draw
@@ -71,9 +72,17 @@ With ``M = 10`` the vector has 839 entries. Every entry lies in the bounds
 sizes never exceed 112, the largest deck). ``OBSERVATION_VERSION`` changes whenever the
 layout or the meaning of an entry does.
 
-Version history: 1 - first layout. Since the rule 3.4 ruling the ``play_drawn`` phase follows
-every turn draw that yields a card (a forced ``keep`` when it does not play); the layout and
-the meaning of each entry are unchanged, so version 1 checkpoints still read it.
+Version history (``OBSERVATION_VERSION``):
+
+* 1 - first layout.
+* 2 - the rule 3.4 ruling: the ``play_drawn`` phase (with the ``drawn_card`` entry) follows
+  every turn draw that yields a card, a forced ``keep`` of a card that does not play
+  included; in version 1 it followed only a drawn card that plays, so the phase entry said
+  the drawn card was playable. Same layout. Policies trained on version 1 read version 2
+  vectors as before wherever they have a choice: the new observations (an unplayable drawn
+  card in ``play_drawn``) come only at decisions with one legal action, and at every decision
+  with two or more each entry means what it meant in version 1 (tested). So checkpoints of
+  both versions load (``COMPATIBLE_OBSERVATION_VERSIONS``, checked by ``agents.PPOAgent``).
 """
 
 from __future__ import annotations
@@ -93,12 +102,14 @@ if TYPE_CHECKING:
     from .core.rules import Rules
 
 __all__ = [
-    "OBSERVATION_VERSION", "DEFAULT_MAX_PLAYERS", "NUM_ACTIONS", "observe", "action_mask",
+    "OBSERVATION_VERSION", "COMPATIBLE_OBSERVATION_VERSIONS", "DEFAULT_MAX_PLAYERS", "NUM_ACTIONS", "observe", "action_mask",
     "observation_size", "observation_slices", "observation_bounds", "split_observation",
     "observation_fields", "encode_view", "MAX_COPIES",
 ]
 
-OBSERVATION_VERSION = 1
+OBSERVATION_VERSION = 2
+# Versions whose policies read this encoder's vectors correctly (see the version history).
+COMPATIBLE_OBSERVATION_VERSIONS = (1, 2)
 DEFAULT_MAX_PLAYERS = MAX_PLAYERS
 NUM_ACTIONS = A.NUM_ACTIONS
 MAX_CARDS = MAX_DECK_SIZE  # 112

@@ -74,14 +74,15 @@ id      text                    meaning
 0-51    ``play <code>``         play a colored card, id ``color * 13 + rank``
 52-54   ``play W|W4|WU|WK|WG``  play a Wild, a Wild Draw Four, the special wild
 55      ``draw``                draw one card instead of playing
-56      ``keep``                keep the playable card just drawn
+56      ``keep``                keep the card just drawn (forced when it does not
+                                play)
 57-60   ``color <name>``        name the active color after a wild
 61-64   ``give <name>``         Urrrhhh: give away every card of that color
 65-66   ``challenge|accept``    answer a Wild Draw Four
 67-68   ``uno|no-uno``          call UNO or not
 69-70   ``catch|no-catch``      catch a missed UNO call or not
-71-79   ``swap +k``             seven-zero: swap hands with the seat k places
-                                clockwise
+71-79   ``swap +k``             seven-zero house rule: swap hands with the seat k
+                                places clockwise
 ======  ======================  =================================================
 
 Observation space
@@ -135,8 +136,16 @@ rules) instead of a new deal, for tests and evaluation positions.
 Version history
 ---------------
 * ``uno_v0``: first version (observation layout ``OBSERVATION_VERSION`` 1).
-* ``uno_v0``, unreleased (CHANGELOG.md; API only, the same seed plays the same game):
+* ``uno_v0``, unreleased (CHANGELOG.md):
 
+  - rules (RULES.md 3.4, 7.4): every turn draw that yields a card is followed by a
+    ``play_drawn`` decision of the drawer (``play`` it if it plays, ``keep``; a card that
+    does not play gives a forced ``keep``, one legal action), where before an unplayable
+    drawn card was kept at once; under ``draw_until_playable`` the card that ends the drawing
+    must be played (``keep`` was offered). So a seed deals the same cards but an episode has
+    these extra decisions. The observation is version 2 (same layout; ``uno_env.observation``'s
+    version history says why version 1 policies still read it, and ``agents.PPOAgent`` loads
+    checkpoints of both);
   - ``infos[agent]`` is ``{}`` by default (it was ``game.view(seat)`` built on read);
     ``env.view(agent)`` or ``infos="view"`` give the view;
   - actions must be Python or numpy integers: ``raw_env.step`` raises ``IllegalActionError``
