@@ -139,14 +139,14 @@ def evaluate_checkpoint(path: str | Path, config: TrainConfig, games: int | None
     """
     from agents import PPOAgent
     from agents.tournament import evaluate
-    from uno_env.core import Rules
+    from uno_env.core import Rules, edition_name
 
     agent = PPOAgent.load(path, label="ppo")
     results = {}
     scores = []
     for i, m in enumerate(config.eval.matchups):
         started = time.perf_counter()
-        rules = Rules(edition=m.edition, num_players=m.num_players)
+        rules = Rules(edition=edition_name(m.edition), num_players=m.num_players)
         result = evaluate([agent] + [m.opponent] * (m.num_players - 1), rules, games or config.eval.games,
                           labels=["ppo"] + [m.opponent] * (m.num_players - 1), seed=config.eval.seed,
                           workers=workers or config.eval.workers, max_decisions=config.eval.max_decisions)

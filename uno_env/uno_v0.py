@@ -174,6 +174,7 @@ from .core import actions as A
 from .core.errors import IllegalActionError
 from .core.game import Game
 from .core.rules import Rules
+from .core.view import View
 from .observation import (
     DEFAULT_MAX_PLAYERS,
     NUM_ACTIONS,
@@ -321,7 +322,7 @@ class raw_env(AECEnv, EzPickle):  # type: ignore[misc]  # noqa: N801 (PettingZoo
         self._render_from = 0
         self._in_round = [not e for e in self.game.eliminated]
         self.agent_selection = self.possible_agents[self._deciding_seat()]
-        self.infos: dict[str, dict[str, Any]] = {agent: {} for agent in self.agents}
+        self.infos: dict[str, View | dict[str, Any]] = {agent: {} for agent in self.agents}
         if self.info_mode == "view":
             self._refresh_view_infos(None)
 
@@ -364,7 +365,9 @@ class raw_env(AECEnv, EzPickle):  # type: ignore[misc]  # noqa: N801 (PettingZoo
         if self.reward_mode == "score":
             values = _score_rewards(game, self._in_round)
         elif self.episode == "round":
-            values = _share([game.round_winner], game, n)  # type: ignore[list-item]
+            winner = game.round_winner
+            assert winner is not None, "a round that is over has its winner"
+            values = _share([winner], game, n)
         elif game.is_game_over:
             values = _share(list(game.winners), game, n)
         if values is not None:
@@ -406,7 +409,7 @@ class raw_env(AECEnv, EzPickle):  # type: ignore[misc]  # noqa: N801 (PettingZoo
         """The seat ``agent`` sits in (``player_i`` sits in seat ``i``)."""
         return self._seat_of[agent]
 
-    def view(self, agent: str) -> dict[str, Any]:
+    def view(self, agent: str) -> View:
         """``game.view(seat)`` of ``agent``: what it may know as a structured dict (``uno_env.core.view``)."""
         game = self.game
         if game is None:
