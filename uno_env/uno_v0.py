@@ -174,13 +174,13 @@ from .core import actions as A
 from .core.errors import IllegalActionError
 from .core.game import Game
 from .core.rules import Rules
-from .core.view import View
+from .core.view import View, seat_view
 from .observation import (
     DEFAULT_MAX_PLAYERS,
     NUM_ACTIONS,
+    Encoder,
     action_mask,
     observation_bounds,
-    observe,
 )
 from .render import render_table
 
@@ -284,6 +284,7 @@ class raw_env(AECEnv, EzPickle):  # type: ignore[misc]  # noqa: N801 (PettingZoo
         self.action_spaces = {agent: spaces.Discrete(NUM_ACTIONS) for agent in self.possible_agents}
         self._seeder = random.Random()
         self._masks: dict[tuple[int, ...], np.ndarray] = {}
+        self._encode = Encoder(self.rules, max_players).encode  # this env's encoder (its caches are its own)
         self._ended = False
         self._render_from = 0
         self.game: Game | None = None
@@ -329,7 +330,7 @@ class raw_env(AECEnv, EzPickle):  # type: ignore[misc]  # noqa: N801 (PettingZoo
     def step(self, action: Any) -> None:
         """Apply the deciding agent's action (an id); a terminated agent steps ``None``."""
         agent = self.agent_selection
-        if self.terminations[agent] or self.truncations[agent]:
+        if self._ended:  # every agent is terminated or truncated once the episode has ended
             self._was_dead_step(action)
             return
         if action is None:
@@ -342,13 +343,16 @@ class raw_env(AECEnv, EzPickle):  # type: ignore[misc]  # noqa: N801 (PettingZoo
         if self._rewards_set:
             self.rewards = dict.fromkeys(self.agents, 0.0)
             self._rewards_set = False
-        if game.is_round_over:
+        seat = game.current_player
+        if seat is None:  # the round is over
             self._end_of_round()
+            seat = game.current_player
         if not self._ended and self.turns >= self.max_turns:
             self._ended = True
             self.truncations = dict.fromkeys(self.agents, True)
         if not self._ended:
-            self.agent_selection = self.possible_agents[self._deciding_seat()]
+            assert seat is not None, "a seat decides whenever the episode goes on"
+            self.agent_selection = self.possible_agents[seat]
         if self._rewards_set:
             self._accumulate_rewards()
         if self.info_mode == "view":
@@ -387,9 +391,8 @@ class raw_env(AECEnv, EzPickle):  # type: ignore[misc]  # noqa: N801 (PettingZoo
         game = self.game
         assert game is not None, "call reset() first"
         seat = self._seat_of[agent]
-        obs = observe(game, seat, self.max_players)
-        if (game.current_player != seat or self._ended or self.terminations.get(agent, True)
-                or self.truncations.get(agent, True)):
+        obs = self._encode(seat_view(game.state, seat))  # uno_env.observe(game, seat, max_players)
+        if self._ended or game.current_player != seat:  # (ended: every agent is terminated or truncated)
             return {"observation": obs, "action_mask": np.zeros(NUM_ACTIONS, np.int8)}
         # The masks of the legal-action sets met so far (a few hundred kinds in a game), copied out.
         legal = tuple(game.legal_actions())
