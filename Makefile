@@ -46,7 +46,7 @@ bench: $(VENV)/.installed
 	$(BIN)/python -m benchmarks.bench_batched
 
 lint: $(VENV)/.installed
-	$(BIN)/python -m ruff check uno_env agents training uno_app tests benchmarks
+	$(BIN)/python -m ruff check uno_env agents training uno_app tests benchmarks examples
 	$(BIN)/python -m mypy
 
 clean:

@@ -1,7 +1,7 @@
 """PPOAgent: a trained policy played from a shareable checkpoint, in numpy only.
 
 >>> from agents import PPOAgent
->>> agent = PPOAgent.load("checkpoints/universal.safetensors")
+>>> agent = PPOAgent.load("agents/checkpoints/universal.safetensors")
 >>> agent.metadata["editions"], agent.metadata["num_players"]
 
 The checkpoint format (``FORMAT_VERSION`` 1) is one ``.safetensors`` file: no pickle, so
@@ -52,7 +52,11 @@ FORMAT = "uno_env.ppo"
 FORMAT_VERSION = 1
 METADATA_KEY = "uno_env"
 ACTIVATIONS = ("tanh", "relu")
-SHIPPED_DIR = Path(__file__).resolve().parent.parent / "checkpoints"  # trained opponents shipped with the repo
+# Where relative checkpoint paths are also looked up: the repository root in a checkout (site-packages when installed).
+SOURCE_ROOT = Path(__file__).resolve().parent.parent
+# The shipped checkpoints, package data of ``agents`` (installed with it): the one place that says where they
+# are (everything else reads SHIPPED_DIR).
+SHIPPED_DIR = Path(__file__).resolve().parent / "checkpoints"
 
 
 class CheckpointError(ValueError):
@@ -179,8 +183,8 @@ class PPOAgent(Agent):
         if path is None:
             return cls.load(SHIPPED_DIR / "universal.safetensors", deterministic=deterministic, seed=seed)
         candidate = Path(path)
-        if not candidate.exists() and not candidate.is_absolute() and (SHIPPED_DIR.parent / candidate).exists():
-            candidate = SHIPPED_DIR.parent / candidate
+        if not candidate.exists() and not candidate.is_absolute() and (SOURCE_ROOT / candidate).exists():
+            candidate = SOURCE_ROOT / candidate
         return cls.load(candidate, deterministic=deterministic, seed=seed)
 
     @property

@@ -20,7 +20,7 @@ A spec is one of
 * a PPO checkpoint, read with ``safetensors`` (no pickle, so loading one runs no code):
 
   - ``ppo``: the shipped checkpoint that fits the table (``shipped_checkpoint``): among the
-    checkpoints in ``checkpoints/`` trained on the table's edition and size, the most
+    shipped checkpoints (``agents.ppo_agent.SHIPPED_DIR``) trained on the table's edition and size, the most
     specialised (fewest editions x table sizes), between equals the one trained on round
     points; else ``universal``. Classic at 2-4 players gets ``classic_points``, every other
     table ``universal``. Without a table (``make_agent("ppo")``) it is ``universal``. A
@@ -61,7 +61,7 @@ from uno_env.core.errors import UnoError
 from .base import Agent
 from .human import HumanAgent
 from .ismcts import ISMCTSAgent
-from .ppo_agent import SHIPPED_DIR, PPOAgent, read_checkpoint
+from .ppo_agent import SHIPPED_DIR, SOURCE_ROOT, PPOAgent, read_checkpoint
 from .random_agent import RandomAgent
 from .rule_agent import RuleAgent, SimpleRuleAgent
 
@@ -117,7 +117,7 @@ _TABLE_AWARE = {"ppo"}  # factories that take the table (edition, num_players, c
 
 # ---------------------------------------------------------------------- checkpoints
 def shipped_checkpoints(directory: Path | None = None) -> list[str]:
-    """Names of the checkpoints in ``directory`` (default: the shipped ``checkpoints/``)."""
+    """Names of the checkpoints in ``directory`` (default: the shipped ones, ``SHIPPED_DIR``)."""
     folder = SHIPPED_DIR if directory is None else directory
     if not folder.is_dir():
         return []
@@ -163,8 +163,8 @@ def _checkpoint_file(text: str, directory: Path) -> Path:
     if _SHIPPED_NAME.fullmatch(text) and (directory / f"{text}.safetensors").is_file():
         return directory / f"{text}.safetensors"
     path = Path(text)
-    if not path.is_file() and not path.is_absolute() and (SHIPPED_DIR.parent / path).is_file():
-        path = SHIPPED_DIR.parent / path
+    if not path.is_file() and not path.is_absolute() and (SOURCE_ROOT / path).is_file():
+        path = SOURCE_ROOT / path
     if not path.is_file():
         names = ", ".join(shipped_checkpoints(directory)) or "none"
         raise AgentSpecError(f"no PPO checkpoint {text!r}: give a shipped name ({names}) or the path of a "
@@ -332,7 +332,7 @@ def make_agent(spec: str, *, allow_import: bool = False, edition: str | None = N
     """Build the agent ``spec`` names (module docstring); raises ``AgentSpecError``.
 
     ``edition`` and ``num_players`` describe the table, so that ``ppo`` picks the shipped
-    checkpoint for it; ``checkpoints`` replaces the shipped ``checkpoints/`` folder.
+    checkpoint for it; ``checkpoints`` replaces the shipped checkpoints' folder (``SHIPPED_DIR``).
     """
     parsed = parse_spec(spec, allow_import=allow_import)
     hidden: frozenset[str] = frozenset()

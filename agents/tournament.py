@@ -185,7 +185,7 @@ def _settings_line(rules: Rules, unit: str, games: int, deals: int, seed: int, e
 _DEFAULT_RULES = Rules()
 
 
-def _plot(labels: Sequence[str], stats: Sequence[AgentStats], path: str, title: str) -> None:
+def _plot(labels: Sequence[str], stats: Sequence[AgentStats], path: str | os.PathLike[str], title: str) -> None:
     import matplotlib
 
     matplotlib.use("Agg")
@@ -206,15 +206,16 @@ def _plot(labels: Sequence[str], stats: Sequence[AgentStats], path: str, title: 
     ax.legend(loc="lower right", fontsize=8)
     fig.tight_layout()
     with atomic_path(path) as tmp:
-        fig.savefig(tmp, dpi=120, format=os.path.splitext(path)[1][1:].lower() or "png")
+        fig.savefig(tmp, dpi=120, format=os.path.splitext(os.fspath(path))[1][1:].lower() or "png")
     plt.close(fig)
 
 
 REPORT_FORMATS = ("md", "csv", "json")  # what ``write`` can write, by file name extension
 
 
-def _write(text_by_ext: Mapping[str, Callable[[], str]], path: str) -> None:
+def _write(text_by_ext: Mapping[str, Callable[[], str]], path: str | os.PathLike[str]) -> None:
     """Write one report atomically (a temporary file renamed over ``path``)."""
+    path = os.fspath(path)
     ext = path.rsplit(".", 1)[-1].lower()
     if ext not in text_by_ext:
         raise ValueError(f"cannot write {path!r}: use a .md, .csv or .json file name")
@@ -290,11 +291,11 @@ class MatchResult:
         """``to_dict`` as JSON text."""
         return json.dumps(self.to_dict(), indent=2) + "\n"
 
-    def write(self, path: str) -> None:
+    def write(self, path: str | os.PathLike[str]) -> None:
         """Write the Markdown (.md), CSV (.csv) or JSON (.json) report."""
         _write({"md": self.to_markdown, "csv": self.to_csv, "json": self.to_json}, path)
 
-    def plot(self, path: str) -> None:
+    def plot(self, path: str | os.PathLike[str]) -> None:
         """A PNG bar chart of win rates with their intervals."""
         stats = self.stats()
         _plot([s.label for s in stats], stats, path, self.summary().split(";")[0])
@@ -366,11 +367,11 @@ class RoundRobinResult:
         """``to_dict`` as JSON text."""
         return json.dumps(self.to_dict(), indent=2) + "\n"
 
-    def write(self, path: str) -> None:
+    def write(self, path: str | os.PathLike[str]) -> None:
         """Write the Markdown (.md), CSV (.csv) or JSON (.json) report."""
         _write({"md": self.to_markdown, "csv": self.to_csv, "json": self.to_json}, path)
 
-    def plot(self, path: str) -> None:
+    def plot(self, path: str | os.PathLike[str]) -> None:
         """A PNG bar chart of overall win rates with their intervals, best rated first."""
         by_label = {s.label: s for s in self.overall}
         stats = [by_label[r.label] for r in self.ratings]

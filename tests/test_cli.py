@@ -90,16 +90,14 @@ def test_train_without_the_training_libraries_says_what_to_install(
     assert err.count("\n") == 1 and 'pip install "uno-env[train]"' in err and "'yaml'" in err
 
 
-def test_serve_without_the_web_server_says_it_is_not_available(capsys: pytest.CaptureFixture[str]) -> None:
-    try:
-        import uno_app.web.server  # noqa: F401
-    except ModuleNotFoundError as err:
-        if err.name not in ("uno_app.web", "uno_app.web.server"):
-            raise
-    else:
-        pytest.skip("the web server is installed")
+def test_serve_without_the_web_libraries_says_what_to_install(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    for name in [m for m in sys.modules if m == "uno_app.web" or m.startswith("uno_app.web.")]:
+        monkeypatch.delitem(sys.modules, name)  # imported afresh, as in a process that never loaded it
+    monkeypatch.setitem(sys.modules, "fastapi", None)  # as if the web extra were not installed
     assert cli.main(["serve"]) == 1
-    assert "not available" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and 'pip install "uno-env[web]"' in err and "'fastapi'" in err
 
 
 # ---------------------------------------------------------------------- play's help claims

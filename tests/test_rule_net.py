@@ -1,4 +1,4 @@
-"""rule_net: the network fitted to RuleAgent's decisions (training.rule_net, checkpoints/rule_net.*)."""
+"""rule_net: the network fitted to RuleAgent's decisions (training.rule_net, agents/checkpoints/rule_net.*)."""
 
 from __future__ import annotations
 

@@ -15,9 +15,11 @@ pytest.importorskip("sb3_contrib")
 pytest.importorskip("yaml")
 
 from agents import PPOAgent, RuleAgent  # noqa: E402
+from agents.ppo_agent import SHIPPED_DIR  # noqa: E402
 from agents.tournament import evaluate  # noqa: E402
 from training.config import ConfigError, config_from_dict, load_config  # noqa: E402
 from training.pool import PoolOpponent, make_training_env  # noqa: E402
+from training.ship import SHIPPED  # noqa: E402
 from training.train import train  # noqa: E402
 from uno_env.core import Rules  # noqa: E402
 
@@ -91,7 +93,7 @@ def test_shipped_configs_load() -> None:
     for path in sorted((ROOT / "configs").glob("*.yaml")):
         config = load_config(path)
         assert config.total_steps > 0 and config.name == path.stem
-    for path in sorted((ROOT / "checkpoints").glob("*.yaml")):  # each reproduces its checkpoint
+    for path in sorted(SHIPPED_DIR.glob("*.yaml")):  # each reproduces its checkpoint
         config = load_config(path)
         meta = PPOAgent.load(path.with_suffix(".safetensors")).metadata
         if meta.get("imitates"):  # training.rule_net: imitation only, no PPO step, made from exactly this config
@@ -506,7 +508,7 @@ def test_ship_copies_the_checkpoint_with_a_reproducing_config_and_its_evaluation
     assert shipped.metadata["steps"] == 256
     reproduce = load_config(out / "tiny.yaml")
     assert reproduce.total_steps == 256 and reproduce.seed == 3 and reproduce.run_dir == ""
-    assert "#   uno-env train --config checkpoints/tiny.yaml\n" in (out / "tiny.yaml").read_text()
+    assert f"#   uno-env train --config {SHIPPED}/tiny.yaml\n" in (out / "tiny.yaml").read_text()
     card = json.loads((out / "tiny.json").read_text())
     units = [(r["unit"], r["num_players"], r["opponent"]) for r in card["evaluation"]]
     assert units == [("round", 2, "rule"), ("round", 4, "rule"), ("round", 2, "random"), ("round", 4, "random"),
@@ -527,7 +529,7 @@ def test_ship_of_a_resumed_two_player_run_lists_the_commands_and_evaluates_its_t
     ship([str(run_dir), "--name", "duo", "--checkpoint", "last.safetensors", "--games", "2", "--whole-games", "0",
           "--workers", "1", "--out-dir", str(out), "--curve", ""])
     text = (out / "duo.yaml").read_text()
-    assert ("#   uno-env train --config checkpoints/duo.yaml --run-dir runs/duo --total-steps 200\n"
+    assert (f"#   uno-env train --config {SHIPPED}/duo.yaml --run-dir runs/duo --total-steps 200\n"
             "#   uno-env train --resume runs/duo --total-steps 300\n") in text
     assert load_config(out / "duo.yaml").total_steps == 300
     card = json.loads((out / "duo.json").read_text())

@@ -105,7 +105,7 @@ def test_options_offer_the_editions_and_only_offered_opponents(client: TestClien
 
 
 @pytest.mark.parametrize("spec", ["agents.ismcts:ISMCTSAgent", "os:system", "ppo:/etc/passwd", "ppo:../checkpoints/x",
-                                  "ppo:path=checkpoints/universal.safetensors", "rule:challenge=false", "human", "", 5])
+                                  "ppo:path=agents/checkpoints/universal.safetensors", "rule:challenge=false", "human", "", 5])
 def test_only_offered_opponents_are_accepted(spec: Any) -> None:
     with pytest.raises(ValueError, match="opponents are ppo, rule, ismcts, simple, random"):
         check_spec(spec)

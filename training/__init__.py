@@ -12,7 +12,7 @@
 * ``training.interrupt``: Ctrl-C and SIGTERM stop a run at a safe point with a checkpoint;
 * ``training.progress``: progress of the long phases, a bar on a terminal, plain lines otherwise;
 * ``training.quickstart``: a short run, then the evaluation table (``python -m training.quickstart``);
-* ``training.ship``: copy a run's checkpoint under ``checkpoints/`` with its config and evaluation;
+* ``training.ship``: copy a run's checkpoint under ``agents/checkpoints/`` with its config and evaluation;
 * ``training.rule_net``: a network fitted to RuleAgent's decisions by imitation alone (``rule_net``);
 * ``training.plot``: the training curve from a run's ``evals.jsonl``;
 * ``training.bench``: learner steps per second;

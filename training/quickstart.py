@@ -5,7 +5,7 @@
 Trains into ``runs/quickstart`` (replacing an earlier quickstart run; ``--resume`` continues an
 interrupted one instead: Ctrl-C prints the command), then plays through the tournament harness
 (seat rotation, duplicate deals): the fresh policy and the shipped
-``checkpoints/classic.safetensors``, ``classic_points.safetensors`` and ``universal.safetensors``
+``agents/checkpoints/classic.safetensors``, ``classic_points.safetensors`` and ``universal.safetensors``
 each against the random and rule baselines (2 and 4 players, classic), and the fresh policy
 against each shipped one. Every phase prints its progress (a line per lineup of the evaluation).
 """
@@ -80,7 +80,12 @@ def main(argv: list[str] | None = None, prog: str = "uno-env demo") -> None:
     overrides = {"total_steps": args.total_steps} if args.total_steps else {}
     try:
         config = load_config(args.config, overrides)
-    except (ConfigError, FileNotFoundError) as err:
+    except FileNotFoundError:
+        # configs/ lives in the clone, not in the package: an installed uno-env has no default config
+        print(f"{prog}: no config {args.config}: run it from a clone installed with pip install -e '.[train]', "
+              "or name a config with --config FILE (uno-env train --print-default-config writes one)", file=sys.stderr)
+        raise SystemExit(2) from None
+    except ConfigError as err:
         print(f"{prog}: {err}", file=sys.stderr)
         raise SystemExit(2) from None
     run_dir = config.output_dir()
@@ -101,12 +106,14 @@ def main(argv: list[str] | None = None, prog: str = "uno-env demo") -> None:
         print(f"{prog}: {err}", file=sys.stderr)
         raise SystemExit(2) from None
     print(f"trained in {time.perf_counter() - start:.0f} s; checkpoints in {run_dir}")
+    from agents.ppo_agent import SHIPPED_DIR
+
     agents = {"quickstart": run_dir / "last.safetensors"}
     for name in SHIPPED:
-        if (ROOT / "checkpoints" / f"{name}.safetensors").exists():
-            agents[f"shipped-{name}"] = ROOT / "checkpoints" / f"{name}.safetensors"
+        if (SHIPPED_DIR / f"{name}.safetensors").exists():
+            agents[f"shipped-{name}"] = SHIPPED_DIR / f"{name}.safetensors"
     if len(agents) == 1:
-        print(f"(no shipped checkpoint in {ROOT / 'checkpoints'}; evaluating the quickstart policy only)")
+        print(f"(no shipped checkpoint in {SHIPPED_DIR}; evaluating the quickstart policy only)")
     print(f"evaluating: {len(agents)} policies, {args.games} games per lineup", flush=True)
     try:
         with StopRequests():  # Ctrl-C: no traceback from the evaluation's worker processes

@@ -1,6 +1,6 @@
 """rule_net: a policy network fitted to RuleAgent's decisions by imitation alone (no PPO).
 
-``python -m training.rule_net --config configs/rule_net.yaml --out checkpoints/rule_net.safetensors``
+``python -m training.rule_net --config configs/rule_net.yaml --out agents/checkpoints/rule_net.safetensors``
 
 RuleAgent is Python and cannot run inside a batched engine; rule_net is a network that plays
 like it, so a batched trainer can seat it as an opponent and fit a fresh policy to it as a

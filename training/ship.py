@@ -1,15 +1,15 @@
-"""Ship a trained checkpoint: copy it under ``checkpoints/`` with its config, evaluation and curve.
+"""Ship a trained checkpoint: copy it under ``agents/checkpoints/`` with its config, evaluation and curve.
 
 ``python -m training.ship runs/universal --name universal --games 10000 --other-games 2000 --whole-games 2000``
 
-Writes ``checkpoints/<name>.safetensors`` (the run's ``best``), ``checkpoints/<name>.yaml``
+Writes ``agents/checkpoints/<name>.safetensors`` (the run's ``best``), ``agents/checkpoints/<name>.yaml``
 (the run's config with ``total_steps`` set to the checkpoint's step, so running it again
 reproduces the checkpoint as that run's ``last.safetensors``; for a run that was resumed, its
-header lists the commands, one per resume), ``checkpoints/<name>.json`` (metadata and the
+header lists the commands, one per resume), ``agents/checkpoints/<name>.json`` (metadata and the
 evaluation, per edition: against rule and against random at 2 and 4 players, or at the table
 sizes ``--players`` names, through the tournament harness with seat rotation, one round per
 game; then, for classic, the same lineups over whole games to 500 points) and
-``checkpoints/<name>.md`` (the same as tables),
+``agents/checkpoints/<name>.md`` (the same as tables),
 plus the training curve (``--curve``, default ``docs/training_curve_<name>.png``).
 """
 
@@ -25,9 +25,11 @@ import json  # noqa: E402
 from pathlib import Path  # noqa: E402
 from typing import Any  # noqa: E402
 
+from agents.ppo_agent import SHIPPED_DIR, SOURCE_ROOT  # noqa: E402
 from uno_env.files import atomic_write  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
+SHIPPED = SHIPPED_DIR.relative_to(SOURCE_ROOT).as_posix()  # the shipped folder as the recipes name it, from a checkout
 
 
 def lineups(players: list[int]) -> list[tuple[int, str]]:
@@ -36,11 +38,11 @@ def lineups(players: list[int]) -> list[tuple[int, str]]:
 
 
 def recipe(name: str, steps: int, resumed_at: list[int]) -> str:
-    """The commands that train ``checkpoints/<name>.yaml`` to ``steps``, one more per resume before it."""
+    """The commands that train ``<SHIPPED>/<name>.yaml`` to ``steps``, one more per resume before it."""
     stops = [s for s in resumed_at if s < steps]
     if not stops:
-        return f"#   uno-env train --config checkpoints/{name}.yaml\n"
-    lines = [f"#   uno-env train --config checkpoints/{name}.yaml --run-dir runs/{name} --total-steps {stops[0]}\n"]
+        return f"#   uno-env train --config {SHIPPED}/{name}.yaml\n"
+    lines = [f"#   uno-env train --config {SHIPPED}/{name}.yaml --run-dir runs/{name} --total-steps {stops[0]}\n"]
     lines += [f"#   uno-env train --resume runs/{name} --total-steps {s}\n" for s in stops[1:] + [steps]]
     return "".join(lines)
 
@@ -89,7 +91,7 @@ def main(argv: list[str] | None = None) -> None:
                         help="whole games to 500 points per classic lineup (0: none)")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--curve", help="training-curve PNG (default docs/training_curve_<name>.png; '' for none)")
-    parser.add_argument("--out-dir", default=str(ROOT / "checkpoints"), help="where shipped checkpoints live")
+    parser.add_argument("--out-dir", default=str(SHIPPED_DIR), help=f"where shipped checkpoints live (default {SHIPPED})")
     parser.add_argument("--players", type=int, nargs="+",
                         help="table sizes to evaluate (default: 2 and 4, those of them the checkpoint trained on)")
     args = parser.parse_args(argv)
@@ -113,7 +115,7 @@ def main(argv: list[str] | None = None) -> None:
     resumed_at = json.loads(state_path.read_text(encoding="utf-8")).get("resumed_at", []) if state_path.exists() else []
     atomic_write(
         out / f"{args.name}.yaml",
-        f"# Reproduces checkpoints/{args.name}.safetensors (step {meta['steps']}, seed {meta['seed']}) as the run's\n"
+        f"# Reproduces {SHIPPED}/{args.name}.safetensors (step {meta['steps']}, seed {meta['seed']}) as the run's\n"
         f"# last.safetensors:\n" + recipe(args.name, meta["steps"], resumed_at)
         + yaml.safe_dump(config, sort_keys=False))
     players = args.players or [n for n in (2, 4) if n in meta["num_players"]] or sorted(meta["num_players"])[:1]

@@ -7,12 +7,13 @@
     uno-env evaluate    play agents against each other and report win rates
     uno-env train       train a PPO policy from a YAML config
     uno-env demo        what `make demo` runs: train the quickstart config briefly, then evaluate it
-    uno-env serve       play in the browser (the web server)
+    uno-env serve       play in the browser (the web server; needs uno-env[web])
 
 ``uno-env COMMAND --help`` lists a command's options; ``uno-env help COMMAND`` says the same.
 Each command lives in its own module and is imported only when it runs, so ``uno-env play``
 starts without the training libraries; ``train`` and ``demo`` need the ``train`` extra
-(``pip install "uno-env[train]"``) and say so in one line when it is missing.
+(``pip install "uno-env[train]"``), ``serve`` the ``web`` extra, and each says so in one line
+when its extra is missing.
 """
 
 from __future__ import annotations
@@ -27,6 +28,10 @@ from dataclasses import dataclass
 __all__ = ["COMMANDS", "Command", "build_parser", "main", "version"]
 
 TRAIN_EXTRA_MODULES = frozenset({"yaml", "torch", "stable_baselines3", "sb3_contrib", "tensorboard", "tqdm"})
+WEB_EXTRA_MODULES = frozenset({"fastapi", "starlette", "pydantic", "uvicorn", "websockets"})
+# What each extra's libraries are called in the one-line message, and the modules that mean it is missing.
+EXTRAS: dict[str, tuple[str, frozenset[str]]] = {"train": ("training libraries", TRAIN_EXTRA_MODULES),
+                                                 "web": ("web server's libraries", WEB_EXTRA_MODULES)}
 
 
 @dataclass(frozen=True)
@@ -46,7 +51,7 @@ COMMANDS: tuple[Command, ...] = (
     Command("train", "train a PPO policy from a YAML config (needs uno-env[train])", "training.train", "train"),
     Command("demo", "what `make demo` runs: train the quickstart config briefly, then evaluate it "
                     "(needs uno-env[train])", "training.quickstart", "train"),
-    Command("serve", "play in the browser (the web server)", "uno_app.web.server"),
+    Command("serve", "play in the browser (the web server; needs uno-env[web])", "uno_app.web.server", "web"),
 )
 _BY_NAME = {c.name: c for c in COMMANDS}
 
@@ -87,19 +92,11 @@ def build_parser() -> argparse.ArgumentParser:
 def _missing(command: Command, err: ModuleNotFoundError) -> int | None:
     """A one-line message for a command whose libraries are not installed; None if that is not the cause."""
     top = (err.name or "").split(".")[0]
-    if command.extra == "train" and top in TRAIN_EXTRA_MODULES:
-        print(f"uno-env {command.name}: needs the training libraries (module {top!r} is missing); "
-              'install them with: pip install "uno-env[train]"', file=sys.stderr)
-        return 1
-    if command.name == "serve":
-        if err.name in ("uno_app.web", "uno_app.web.server"):
-            print("uno-env serve: not available in this version: the web server (uno_app.web) is not installed",
-                  file=sys.stderr)
-        else:
-            print(f"uno-env serve: needs the module {top!r}, which is not installed (see the README's browser "
-                  "play section)", file=sys.stderr)
-        return 1
-    return None
+    if command.extra is None or top not in EXTRAS[command.extra][1]:
+        return None
+    print(f"uno-env {command.name}: needs the {EXTRAS[command.extra][0]} (module {top!r} is missing); "
+          f'install them with: pip install "uno-env[{command.extra}]"', file=sys.stderr)
+    return 1
 
 
 def run(command: Command, options: Sequence[str]) -> int:

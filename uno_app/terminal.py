@@ -656,7 +656,7 @@ def build_parser() -> argparse.ArgumentParser:
                         help="pause after each AI move and each card King Pig deals (default 0.3; 0 for none)")
     parser.add_argument("--no-color", action="store_true", help="plain text, no colors (also: NO_COLOR=1)")
     parser.add_argument("--checkpoints", type=Path, default=None, metavar="DIR",
-                        help="where ppo and ppo:NAME look for checkpoints (default: the shipped checkpoints/)")
+                        help="where ppo and ppo:NAME look for checkpoints (default: those shipped with the package)")
     parser.add_argument("--save-file", default=DEFAULT_SAVE, metavar="FILE",
                         help="default file for `save` (default uno-save.json)")
     return parser

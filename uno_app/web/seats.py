@@ -1,7 +1,7 @@
 """AI seats: which opponents the web app offers, how they are built, and how one decides.
 
 A browser names an opponent by one of ``OPPONENTS`` or ``ppo:NAME`` for a checkpoint shipped
-in ``checkpoints/`` (``agents.registry.shipped_checkpoints()``); nothing else is accepted (no
+with the package (``agents.registry.shipped_checkpoints()``); nothing else is accepted (no
 module paths, no file paths, no options), so a page can never make the server import code or
 read a file. The agent is then built by ``agents.registry.make_agent`` (with its default
 ``allow_import=False``); ``ppo`` alone plays the shipped checkpoint that fits the table.
