@@ -5,6 +5,7 @@ tell every event once, in a game far longer than its kept log, as they would wit
 from __future__ import annotations
 
 import random
+from collections.abc import Iterator
 
 import pytest
 
@@ -16,39 +17,41 @@ from uno_env.single_agent import SingleAgentEnv
 LIMIT = 300  # events kept: far fewer than the games below log
 
 
-def twins(edition: str, steps: int, seed: int = 3) -> tuple[Game, Game, list[int]]:
-    """A game with a short log and its twin keeping every event, after ``steps`` random actions."""
-    rules = Rules(edition=edition, num_players=4, target_score=10_000)
-    short, whole = Game(rules, seed=seed, log_limit=LIMIT), Game(rules, seed=seed, log_limit=None)
+def twin_games(edition: str, num_players: int, seed: int) -> tuple[Game, Game]:
+    """A new game with a short log, and its twin keeping every event."""
+    rules = Rules(edition=edition, num_players=num_players, target_score=10_000)
+    return Game(rules, seed=seed, log_limit=LIMIT), Game(rules, seed=seed, log_limit=None)
+
+
+def play_twins(short: Game, whole: Game, steps: int, seed: int) -> Iterator[int]:
+    """Take the same ``steps`` seeded random actions in both (new rounds dealt as needed), yielding
+    after each."""
     rng = random.Random(seed)
-    cursors = [0]
-    for _ in range(steps):
+    for step in range(steps):
         if short.is_round_over:
             short.next_round()
             whole.next_round()
         action = rng.choice(short.legal_actions())
         short.step(action)
         whole.step(action)
-        cursors.append(short.log_length)
+        yield step
+
+
+def twins(edition: str, steps: int, seed: int = 3) -> tuple[Game, Game, list[int]]:
+    """The twins after ``steps`` random actions, and the log length after each."""
+    short, whole = twin_games(edition, 4, seed)
+    cursors = [0] + [short.log_length for _ in play_twins(short, whole, steps, seed)]
     return short, whole, cursors
 
 
 @pytest.mark.parametrize("edition", ["classic", "angry_birds", "monster_high", "masters_of_the_universe"])
 @pytest.mark.parametrize("seat", [0, None])
 def test_tell_game_follows_a_bounded_log_as_the_whole_log_tells_it(edition: str, seat: int | None) -> None:
-    rules = Rules(edition=edition, num_players=4, target_score=10_000)
-    short, whole = Game(rules, seed=3, log_limit=LIMIT), Game(rules, seed=3, log_limit=None)
-    rng = random.Random(3)
+    short, whole = twin_games(edition, 4, seed=3)
     narrator, reference = Narrator(short.edition, seat), Narrator(short.edition, seat)
     told: list[str] = []
     cursor = 0
-    for _ in range(800):
-        if short.is_round_over:
-            short.next_round()
-            whole.next_round()
-        action = rng.choice(short.legal_actions())
-        short.step(action)
-        whole.step(action)
+    for _ in play_twins(short, whole, 800, seed=3):
         told += [plain(line) for _, line in narrator.tell_game(short, cursor)]
         cursor = short.log_length
     assert short.log_length == whole.log_length > 2 * LIMIT + CONTEXT_EVENTS  # many events were dropped
@@ -120,18 +123,10 @@ def test_the_web_payloads_send_each_event_once_in_a_game_longer_than_its_log() -
     pytest.importorskip("pydantic")
     from uno_app.web.sessions import full_payload, seat_payload
 
-    rules = Rules(num_players=3, target_score=10_000)
-    short, whole = Game(rules, seed=8, log_limit=LIMIT), Game(rules, seed=8, log_limit=None)
-    rng = random.Random(8)
     sent: dict[int | None, list[dict]] = {1: [], None: []}
     cursors: dict[int | None, int] = {1: 0, None: 0}
-    for _ in range(900):
-        if short.is_round_over:
-            short.next_round()
-            whole.next_round()
-        action = rng.choice(short.legal_actions())
-        short.step(action)
-        whole.step(action)
+    short, whole = twin_games("classic", 3, seed=8)
+    for _ in play_twins(short, whole, 900, seed=8):
         payload, cursors[1] = seat_payload(short, 1, cursors[1])
         sent[1] += payload["events"]
         payload, cursors[None] = full_payload(short, cursors[None])
