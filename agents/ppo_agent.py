@@ -13,7 +13,10 @@ loading it runs no code. It holds
   (one logit per action id of the fixed layout);
 * in the safetensors header's metadata, under the key ``"uno_env"``, a JSON object:
   ``format`` (``"uno_env.ppo"``), ``format_version``, ``observation_version`` (the encoder's
-  ``OBSERVATION_VERSION``), ``num_actions``, ``max_players``, ``observation_size``,
+  ``OBSERVATION_VERSION`` when it was written; a checkpoint loads when its version is one of
+  ``uno_env.observation.COMPATIBLE_OBSERVATION_VERSIONS``: version 1 checkpoints, trained
+  before the rule 3.4 ruling, read version 2 observations as they were trained to, see the
+  observation version history), ``num_actions``, ``max_players``, ``observation_size``,
   ``hidden`` (layer widths), ``activation`` (``tanh`` or ``relu``), ``editions`` and
   ``num_players`` (what it was trained on), ``steps``, ``seed`` and ``config`` (the full
   training config).
@@ -38,7 +41,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from uno_env.files import atomic_path
-from uno_env.observation import NUM_ACTIONS, OBSERVATION_VERSION, observation_size
+from uno_env.observation import COMPATIBLE_OBSERVATION_VERSIONS, NUM_ACTIONS, OBSERVATION_VERSION, observation_size
 
 from .base import Agent
 
@@ -104,11 +107,12 @@ def _check_layout(tensors: Mapping[str, np.ndarray], meta: Mapping[str, Any], so
     """Raise CheckpointError unless the tensors and metadata describe a network this code can run."""
     if meta.get("format") != FORMAT:
         raise CheckpointError(f"{source}: format {meta.get('format')!r}, expected {FORMAT!r}")
-    for key, expected in (("format_version", FORMAT_VERSION), ("observation_version", OBSERVATION_VERSION),
-                          ("num_actions", NUM_ACTIONS)):
-        if meta.get(key) != expected:
+    for key, readable in (("format_version", (FORMAT_VERSION,)), ("observation_version", COMPATIBLE_OBSERVATION_VERSIONS),
+                          ("num_actions", (NUM_ACTIONS,))):
+        value = meta.get(key)
+        if type(value) is not int or value not in readable:
             raise CheckpointVersionError(
-                f"{source}: {key} {meta.get(key)!r}, but this uno_env reads {key} {expected}; "
+                f"{source}: {key} {value!r}, but this uno_env reads {key} {' or '.join(map(str, readable))}; "
                 "use the uno_env version it was trained with, or retrain"
             )
     try:

@@ -477,13 +477,14 @@ def _init_worker(lineups: Sequence[Sequence[Agent]], rules: Sequence[Rules], see
     _WORKER.update(lineups=copies, rules=rules, seed=seed, unit=unit, max_decisions=max_decisions)
 
 
-def _play_chunk(task: tuple[int, int, int]) -> tuple[int, list[GameRecord]]:
+def _play_chunk(task: tuple[int, int, int], check: Callable[[], None] = lambda: None) -> tuple[int, list[GameRecord]]:
     match, start, stop = task
     agents = _WORKER["lineups"][match]
     rules = _WORKER["rules"][match]
     records = []
     for deal in range(start, stop):
         for rotation in range(rules.num_players):
+            check()
             records.append(play_game(agents, rules, deal, rotation, seed=_WORKER["seed"], unit=_WORKER["unit"],
                                      max_decisions=_WORKER["max_decisions"]))
     return match, records
@@ -494,9 +495,19 @@ def _chunks(num_matches: int, deals: int, workers: int) -> list[tuple[int, int, 
     return [(m, start, min(deals, start + size)) for start in range(0, deals, size) for m in range(num_matches)]
 
 
+CHECK_EVERY_S = 0.1  # while worker processes play, ``check`` is called at least this often
+
+
 def _run(lineups: Sequence[Sequence[Agent]], rules: Sequence[Rules], deals: int, seed: int, unit: str,
-         workers: int, progress: bool, max_decisions: int, description: str) -> list[list[GameRecord]]:
-    """Play ``deals`` deals of every lineup (all rotations); records sorted by deal and rotation."""
+         workers: int, progress: bool, max_decisions: int, description: str,
+         check: Callable[[], None] | None = None) -> list[list[GameRecord]]:
+    """Play ``deals`` deals of every lineup (all rotations); records sorted by deal and rotation.
+
+    ``check`` is called before every game (and every ``CHECK_EVERY_S`` while workers play); an
+    exception it raises abandons the run (the worker processes are terminated).
+    """
+    check = check or (lambda: None)
+    check()
     tasks = _chunks(len(lineups), deals, workers)
     total = sum((stop - start) * rules[m].num_players for m, start, stop in tasks)
     results: list[list[GameRecord]] = [[] for _ in lineups]
@@ -505,7 +516,7 @@ def _run(lineups: Sequence[Sequence[Agent]], rules: Sequence[Rules], deals: int,
             _init_worker(lineups, rules, seed, unit, max_decisions)
             try:
                 for task in tasks:
-                    match, records = _play_chunk(task)
+                    match, records = _play_chunk(task, check)
                     results[match] += records
                     advance(len(records))
             finally:
@@ -514,7 +525,15 @@ def _run(lineups: Sequence[Sequence[Agent]], rules: Sequence[Rules], deals: int,
             methods = multiprocessing.get_all_start_methods()
             context = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
             with context.Pool(workers, _init_worker, (lineups, rules, seed, unit, max_decisions)) as pool:
-                for match, records in pool.imap_unordered(_play_chunk, tasks):
+                chunks = pool.imap_unordered(_play_chunk, tasks)
+                while True:
+                    check()
+                    try:
+                        match, records = chunks.next(timeout=CHECK_EVERY_S)
+                    except multiprocessing.TimeoutError:
+                        continue
+                    except StopIteration:
+                        break
                     results[match] += records
                     advance(len(records))
     for records in results:
@@ -601,8 +620,13 @@ def _check(unit: str, workers: int, seed: int, games: int) -> None:
 
 def evaluate(agents: Sequence[Agent | str], rules: Rules | None = None, games: int = 1000, *,
              labels: Sequence[str] | None = None, seed: int = 0, unit: str = "round", workers: int = 1,
-             progress: bool = False, max_decisions: int = DEFAULT_MAX_DECISIONS) -> MatchResult:
-    """Play one lineup (one agent or spec per seat) for about ``games`` games (rounded up to whole deals)."""
+             progress: bool = False, max_decisions: int = DEFAULT_MAX_DECISIONS,
+             check: Callable[[], None] | None = None) -> MatchResult:
+    """Play one lineup (one agent or spec per seat) for about ``games`` games (rounded up to whole deals).
+
+    ``check`` (if given) is called before every game, and at least every 0.1 s while worker
+    processes play; an exception it raises abandons the evaluation (a Ctrl-C handler's way out).
+    """
     _check(unit, workers, seed, games)
     if rules is None:
         rules = Rules(num_players=len(agents))
@@ -616,7 +640,7 @@ def evaluate(agents: Sequence[Agent | str], rules: Rules | None = None, games: i
     deals = max(1, math.ceil(games / rules.num_players))
     start = time.perf_counter()
     (records,) = _run([lineup], [rules], deals, seed, unit, workers, progress, max_decisions,
-                      " vs ".join(dict.fromkeys(names)))
+                      " vs ".join(dict.fromkeys(names)), check)
     return MatchResult(labels=names, rules=rules, unit=unit, deals=deals, seed=seed, records=records,
                        elapsed=time.perf_counter() - start, workers=workers)
 

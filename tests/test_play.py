@@ -29,7 +29,7 @@ from uno_env.core.errors import StateError
 
 PROMPT = "your move> "
 ROUND_PROMPT = "press Enter for the next round> "
-TIMEOUT = 20
+TIMEOUT = 60  # a hang, not speed: the CLI starts slowly on a loaded machine (20 s timed out once at load 9)
 
 
 def _command() -> list[str]:

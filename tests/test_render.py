@@ -10,7 +10,7 @@ import pytest
 import uno_env.render as render
 from tests.helpers import play, position
 from uno_env.core import EDITIONS, Game, Rules
-from uno_env.render import FLAVOUR, Narrator, plain, render_table
+from uno_env.render import Narrator, plain, render_table
 
 
 def told(game: Game, seat: int | None, start: int = 0) -> list[str]:
@@ -73,14 +73,18 @@ def test_draws_are_grouped_and_listed_only_for_the_drawer() -> None:
     assert "Player 1 draws Y1 Y2 (Draw Two)" in told(game, None)
 
 
-@pytest.mark.parametrize("code", sorted(FLAVOUR))
-def test_every_special_wild_is_told_with_its_flavour(code: str) -> None:
-    edition = next(name for name, ed in EDITIONS.items() if ed.special_code == code)
+SPECIAL_EDITIONS = sorted(name for name, ed in EDITIONS.items() if ed.special)
+
+
+@pytest.mark.parametrize("edition", SPECIAL_EDITIONS)
+def test_every_special_wild_is_told_with_its_records_flavour(edition: str) -> None:
+    special = EDITIONS[edition].special
+    assert special is not None
     top = EDITIONS[edition].letters[0] + "5"
-    game = position(edition, 3, hands={0: [code, "W", "W4"]}, discard=[top])
-    game.step(f"play {code}")
+    game = position(edition, 3, hands={0: [special.code, "W", "W4"]}, discard=[top])
+    game.step(f"play {special.code}")
     line = next(x for x in told(game, 1) if x.startswith("Player 0 plays"))
-    assert line == f"Player 0 plays {code} - {FLAVOUR[code]}"
+    assert line == f"Player 0 plays {special.code} - {special.flavour}"
 
 
 def test_render_table_tells_events_with_the_narrator() -> None:

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any, Union
 
 from uno_env.core import EDITIONS
-from uno_env.core.rules import Rules, option_names
+from uno_env.core.rules import EditionName, Rules, edition_name, option_names
 
 __all__ = ["BatchedConfig", "ConfigError", "EnvConfig", "EvalConfig", "ImitationConfig", "Matchup", "PPOConfig", "PoolConfig", "TrainConfig",
            "commented_defaults", "config_from_dict", "load_config", "parse_overrides"]
@@ -69,10 +69,10 @@ class EnvConfig:
     rules: dict[str, Any] = field(default_factory=dict)
     """Other ``Rules`` options (``uno_call``, ``stacking``, ...), each a value or a list of values."""
 
-    def editions(self) -> list[str]:
-        """The editions sampled, in order, without repeats."""
+    def editions(self) -> list[EditionName]:
+        """The editions sampled, in order, without repeats (``RulesError`` for a name that is none)."""
         chosen = list(EDITIONS) if self.edition == "all" else self.edition
-        return list(dict.fromkeys([chosen] if isinstance(chosen, str) else chosen))
+        return [edition_name(name) for name in dict.fromkeys([chosen] if isinstance(chosen, str) else chosen)]
 
     def table_sizes(self) -> list[int]:
         """The table sizes sampled, sorted, without repeats."""

@@ -139,11 +139,13 @@ def play_demonstrations(config: TrainConfig, decisions: int, seed: int,
 
 
 def imitate(policy: Any, config: TrainConfig, seed: int, show_progress: bool = True,
-            demos: Demonstrations | None = None) -> dict[str, float]:
+            demos: Demonstrations | None = None, check: Callable[[], None] = lambda: None) -> dict[str, float]:
     """Fit ``policy`` (an SB3 maskable actor-critic) to the teacher (or to ``demos``, recorded already);
     returns the fit's statistics.
 
     Both phases report progress (``training.progress``; ``show_progress=False``: only a line per epoch).
+    ``check`` is called after every round played and every batch fitted (``StopRequests.check``: it
+    raises to abandon the warm start).
     """
     import torch
 
@@ -152,7 +154,11 @@ def imitate(policy: Any, config: TrainConfig, seed: int, show_progress: bool = T
     if demos is None:
         with Progress(f"[imitation] recording {c.teacher}'s play:", c.decisions, "decisions",
                       enabled=show_progress) as bar:
-            demos = play_demonstrations(config, c.decisions, seed, on_progress=bar.update)
+            def recorded(done: int) -> None:
+                bar.update(done)
+                check()
+
+            demos = play_demonstrations(config, c.decisions, seed, on_progress=recorded)
     played = time.perf_counter() - started
     generator = torch.Generator().manual_seed(seed)
     optimizer = torch.optim.Adam(policy.parameters(), lr=c.learning_rate)
@@ -173,6 +179,7 @@ def imitate(policy: Any, config: TrainConfig, seed: int, show_progress: bool = T
         for epoch in range(c.epochs):
             def advance(done: int, epoch: int = epoch) -> None:
                 fit.update(epoch * batches + done)
+                check()
 
             _fit_epoch(policy, optimizer, torch.randperm(train_n, generator=generator).numpy(), c.batch_size,
                        config.ppo.vf_coef, batch, advance)

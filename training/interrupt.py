@@ -1,12 +1,18 @@
 """Ctrl-C (SIGINT) and SIGTERM during training: stop at a safe point with a resumable checkpoint.
 
-``StopRequests`` replaces the two handlers while a run is set up and trains. A signal is
-acted on in one of two ways:
+``StopRequests`` replaces the two handlers while a run is set up and trains. The handler only
+records the signal: it never raises. An exception raised from a signal handler lands wherever
+the main thread happens to be, and there it can be lost or changed: inside a ``fork`` hook of a
+worker pool Python prints it as "Exception ignored" and carries on (an evaluation of many games
+would then run to its end), inside a class being created it comes out as a ``RuntimeError``.
+So the work asks instead, at points where stopping is safe:
 
-* in ``deferred`` sections (the PPO loop: rollouts, updates, saves) it is only recorded; the
-  training callback sees it at the next env step, writes the resume state and stops;
-* everywhere else (setup, the imitation warm start, the games of an evaluation: work that
-  changes nothing a checkpoint holds) it raises ``TrainingInterrupted`` at once.
+* the PPO loop (rollouts, updates, saves): the training callback sees ``requested`` at the next
+  env step, writes the resume state and stops;
+* setup, the imitation warm start and the games of an evaluation (work that changes nothing a
+  checkpoint holds) call ``check()`` between phases, rounds, batches and games, and at least
+  every 0.1 s while an evaluation's worker processes play: it raises ``TrainingInterrupted``,
+  and the work is abandoned on the spot.
 
 Worker processes forked while the handlers are installed (vec-env shards, evaluation pools)
 inherit them: there a SIGINT is ignored (the parent stops them) and a SIGTERM ends the worker.
@@ -14,11 +20,9 @@ inherit them: there a SIGINT is ignored (the parent stops them) and a SIGTERM en
 
 from __future__ import annotations
 
-import contextlib
 import os
 import signal
 import threading
-from collections.abc import Iterator
 from pathlib import Path
 from types import FrameType, TracebackType
 from typing import Any
@@ -46,7 +50,6 @@ class StopRequests:
 
     def __init__(self) -> None:
         self.signum: int | None = None
-        self._immediate = True
         self._previous: dict[int, Any] = {}
         self._pid = os.getpid()
 
@@ -67,31 +70,14 @@ class StopRequests:
             if signum == signal.SIGTERM:
                 os._exit(128 + signum)
             return
-        self.signum = signum
-        if self._immediate:
-            raise TrainingInterrupted(signum)
+        self.signum = signum  # only recorded: raising here could land anywhere (see the module docstring)
 
     @property
     def requested(self) -> bool:
         """Whether a stop was asked for."""
         return self.signum is not None
 
-    @contextlib.contextmanager
-    def deferred(self) -> Iterator[None]:
-        """A section where a signal is only recorded (polled with ``requested``)."""
-        before, self._immediate = self._immediate, False
-        try:
-            yield
-        finally:
-            self._immediate = before
-
-    @contextlib.contextmanager
-    def immediate(self) -> Iterator[None]:
-        """A section a signal interrupts at once (``TrainingInterrupted``), also if one came just before."""
-        before, self._immediate = self._immediate, True
-        try:
-            if self.signum is not None:
-                raise TrainingInterrupted(self.signum)
-            yield
-        finally:
-            self._immediate = before
+    def check(self) -> None:
+        """Raise ``TrainingInterrupted`` if a stop was asked for (called where stopping is safe)."""
+        if self.signum is not None:
+            raise TrainingInterrupted(self.signum)

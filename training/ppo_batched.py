@@ -698,8 +698,7 @@ def run_batched(config: TrainConfig, run_dir: Path, saved: tuple[dict[str, Any],
         progress.log(f"[eval @ {learner.num_timesteps} steps] {len(config.eval.matchups)} matchups, "
                      f"{config.eval.games} games each")
         try:
-            with stop.immediate():
-                result = evaluate_checkpoint(last, config, log=progress.log)
+            result = evaluate_checkpoint(last, config, log=progress.log, check=stop.check)
         except TrainingInterrupted:
             save()
             return False
@@ -713,71 +712,70 @@ def run_batched(config: TrainConfig, run_dir: Path, saved: tuple[dict[str, Any],
     buffer = Rollout.empty(rollout_size + config.batched.num_tables, play.obs_size, play.hidden_size, device)
     interrupted = False
     last_line = time.perf_counter()
-    with stop.deferred():
-        if saved is None:
-            save()
-        with Progress("[train]", config.total_steps, "steps", enabled=show) as progress:
-            progress.update(learner.num_timesteps)
-            while learner.num_timesteps < config.total_steps:
-                started = time.perf_counter()
-                steps = play.rollout(model, buffer, rollout_size, stop)
-                if steps is None:  # a stop request: the rollout in progress is dropped
+    if saved is None:
+        save()
+    with Progress("[train]", config.total_steps, "steps", enabled=show) as progress:
+        progress.update(learner.num_timesteps)
+        while learner.num_timesteps < config.total_steps:
+            started = time.perf_counter()
+            steps = play.rollout(model, buffer, rollout_size, stop)
+            if steps is None:  # a stop request: the rollout in progress is dropped
+                interrupted = True
+                break
+            n = buffer.size
+            with torch.no_grad():
+                advantages = gae(torch.stack(steps.slots), torch.stack(steps.rewards), torch.stack(steps.dones),
+                                 torch.stack(steps.bootstraps), buffer.values[:n], play.last_values(model),
+                                 p.gamma, p.gae_lambda)
+                returns = advantages + buffer.values[:n]
+            rollout_seconds = time.perf_counter() - started
+            learner.num_timesteps += n
+            metrics = ppo_update(model, buffer, advantages, returns, n, config, generator,
+                                 policy_on=learner.num_timesteps > config.batched.value_warmup_steps)
+            learner._n_updates += p.n_epochs
+            elapsed = time.perf_counter() - started
+            scalars = {**metrics, **play.statistics(), "time/steps_per_second": n / elapsed,
+                       "time/rollout_share": rollout_seconds / elapsed, "pool/snapshots": len(state["snapshots"])}
+            learner._episode_num += int(scalars["episodes/count"])
+            log_scalars(scalars)
+            if time.perf_counter() - last_line >= LOG_EVERY_SECONDS:
+                last_line = time.perf_counter()
+                won = scalars.get("rollout/learner_win_rate")
+                won_text = "" if won is None else f"learner won {100 * won:.1f}% of {scalars['episodes/count']:.0f} episodes, "
+                progress.log(f"[train] step {learner.num_timesteps:,}: {scalars['time/steps_per_second']:.0f} steps/s, "
+                             f"{won_text}entropy {metrics['train/entropy']:.3f}, explained variance "
+                             f"{metrics['train/explained_variance']:.2f}")
+            # ---- snapshots, evaluation, checkpoints
+            steps_now = learner.num_timesteps
+            if steps_now >= state["next_snapshot"]:
+                if steps_now >= pool.baseline_only_steps:
+                    name = f"snap_{steps_now}"
+                    path = snapshot_path(run_dir, name)
+                    path.parent.mkdir(parents=True, exist_ok=True)
+                    export(path)
+                    state["snapshots"] = (state["snapshots"] + [name])[-pool.size:]
+                    play.add_snapshot(name, model.actor, pool.size)
+                state["next_snapshot"] = steps_now + pool.snapshot_every
+            play.drop_unused_kinds()
+            if config.eval.every and steps_now >= state["next_eval"]:
+                if not evaluate(progress):
                     interrupted = True
                     break
-                n = buffer.size
-                with torch.no_grad():
-                    advantages = gae(torch.stack(steps.slots), torch.stack(steps.rewards), torch.stack(steps.dones),
-                                     torch.stack(steps.bootstraps), buffer.values[:n], play.last_values(model),
-                                     p.gamma, p.gae_lambda)
-                    returns = advantages + buffer.values[:n]
-                rollout_seconds = time.perf_counter() - started
-                learner.num_timesteps += n
-                metrics = ppo_update(model, buffer, advantages, returns, n, config, generator,
-                                     policy_on=learner.num_timesteps > config.batched.value_warmup_steps)
-                learner._n_updates += p.n_epochs
-                elapsed = time.perf_counter() - started
-                scalars = {**metrics, **play.statistics(), "time/steps_per_second": n / elapsed,
-                           "time/rollout_share": rollout_seconds / elapsed, "pool/snapshots": len(state["snapshots"])}
-                learner._episode_num += int(scalars["episodes/count"])
-                log_scalars(scalars)
-                if time.perf_counter() - last_line >= LOG_EVERY_SECONDS:
-                    last_line = time.perf_counter()
-                    won = scalars.get("rollout/learner_win_rate")
-                    won_text = "" if won is None else f"learner won {100 * won:.1f}% of {scalars['episodes/count']:.0f} episodes, "
-                    progress.log(f"[train] step {learner.num_timesteps:,}: {scalars['time/steps_per_second']:.0f} steps/s, "
-                                 f"{won_text}entropy {metrics['train/entropy']:.3f}, explained variance "
-                                 f"{metrics['train/explained_variance']:.2f}")
-                # ---- snapshots, evaluation, checkpoints
-                steps_now = learner.num_timesteps
-                if steps_now >= state["next_snapshot"]:
-                    if steps_now >= pool.baseline_only_steps:
-                        name = f"snap_{steps_now}"
-                        path = snapshot_path(run_dir, name)
-                        path.parent.mkdir(parents=True, exist_ok=True)
-                        export(path)
-                        state["snapshots"] = (state["snapshots"] + [name])[-pool.size:]
-                        play.add_snapshot(name, model.actor, pool.size)
-                    state["next_snapshot"] = steps_now + pool.snapshot_every
-                play.drop_unused_kinds()
-                if config.eval.every and steps_now >= state["next_eval"]:
-                    if not evaluate(progress):
-                        interrupted = True
-                        break
-                    state["next_eval"] = steps_now + config.eval.every
-                if steps_now >= state["next_checkpoint"]:
-                    save()
-                    state["next_checkpoint"] = steps_now + config.checkpoint_every
-                progress.update(steps_now)
-            if interrupted:
+                state["next_eval"] = steps_now + config.eval.every
+            if steps_now >= state["next_checkpoint"]:
+                save()
+                state["next_checkpoint"] = steps_now + config.checkpoint_every
+            progress.update(steps_now)
+        if interrupted:
+            if state["steps"] != learner.num_timesteps:
+                save()
+        else:
+            if state.get("last_eval_step") != learner.num_timesteps:
                 if state["steps"] != learner.num_timesteps:
-                    save()
-            else:
-                if state.get("last_eval_step") != learner.num_timesteps:
-                    if state["steps"] != learner.num_timesteps:
-                        save()  # a run stopped during its final evaluation resumes with no step lost
-                    interrupted = not evaluate(progress)
-                if not interrupted:
-                    save(complete=True)
+                    save()  # a run stopped during its final evaluation resumes with no step lost
+                interrupted = not evaluate(progress)
+            if not interrupted:
+                save(complete=True)
     if writer is not None:
         writer.close()
     if interrupted:

@@ -30,9 +30,11 @@ SHIPPED = ("classic", "classic_points", "universal")  # shipped checkpoints comp
 
 
 def evaluation_table(agents: dict[str, Path], games: int, workers: int, seed: int = 2024,
-                     log: Callable[[str], None] | None = None, progress: bool = False) -> str:
+                     log: Callable[[str], None] | None = None, progress: bool = False,
+                     check: Callable[[], None] | None = None) -> str:
     """Markdown: each agent vs the baselines, then the first agent head to head against each other one
-    (``log`` gets a line per lineup as it finishes; ``progress``: the harness's progress within each lineup)."""
+    (``log`` gets a line per lineup as it finishes; ``progress``: the harness's progress within each lineup;
+    ``check`` is called between games: it raises to abandon the evaluation)."""
     from agents import PPOAgent
     from agents.tournament import evaluate
     from uno_env.core import Rules
@@ -52,7 +54,7 @@ def evaluation_table(agents: dict[str, Path], games: int, workers: int, seed: in
         seats += [loaded[opponent]] * (n - 1) if opponent in loaded else [opponent] * (n - 1)
         result = evaluate(seats, Rules(edition="classic", num_players=n), games,
                           labels=[label] + [opponent] * (n - 1), seed=seed, workers=workers, max_decisions=2000,
-                          progress=progress)
+                          progress=progress, check=check)
         s = result.stats()[0]
         rows.append(f"| {label} | classic | {n} | {opponent} x{n - 1} | {result.games} | {100 * s.win_rate:.1f}% | "
                     f"{100 * s.ci_low:.1f}-{100 * s.ci_high:.1f}% | {100 * s.chance:.0f}% |")
@@ -116,9 +118,9 @@ def main(argv: list[str] | None = None, prog: str = "uno-env demo") -> None:
         print(f"(no shipped checkpoint in {SHIPPED_DIR}; evaluating the quickstart policy only)")
     print(f"evaluating: {len(agents)} policies, {args.games} games per lineup", flush=True)
     try:
-        with StopRequests():  # Ctrl-C: no traceback from the evaluation's worker processes
+        with StopRequests() as stop:  # Ctrl-C: no traceback from the evaluation's worker processes
             table = evaluation_table(agents, args.games, args.workers, log=lambda line: print(line, flush=True),
-                                     progress=True)
+                                     progress=True, check=stop.check)
     except TrainingInterrupted as stopped:
         print(f"interrupted during the evaluation (training is complete, in {run_dir}); evaluate again with: "
               f"{command}", file=sys.stderr)

@@ -59,7 +59,7 @@ import uno_env
 from agents.base import Agent
 from agents.ppo_agent import write_checkpoint
 from agents.registry import make_agent
-from uno_env.core.rules import Rules
+from uno_env.core.rules import Rules, edition_name
 from uno_env.files import atomic_write
 from uno_env.observation import NUM_ACTIONS
 
@@ -156,7 +156,7 @@ def load_settings(path: str | None = None, overrides: Sequence[str] = ()) -> RLl
     if unknown:
         raise ValueError(f"unknown setting(s) {', '.join(unknown)}; known: {', '.join(fields)}")
     settings = RLlibSettings(**data)
-    Rules(edition=settings.edition, num_players=settings.num_players)  # raises RulesError when invalid
+    Rules(edition=edition_name(settings.edition), num_players=settings.num_players)  # RulesError when invalid
     if settings.activation not in ("relu", "tanh"):
         raise ValueError(f"activation must be relu or tanh, got {settings.activation!r}")
     if not settings.opponents or any(w < 0 for w in settings.opponents.values()) or not sum(settings.opponents.values()):
@@ -174,7 +174,7 @@ def load_settings(path: str | None = None, overrides: Sequence[str] = ()) -> RLl
 
 
 # ---------------------------------------------------------------------- envs
-class _RLlibKeys(BaseWrapper):  # type: ignore[misc]
+class _RLlibKeys(BaseWrapper):
     """Observations as ``{"observations": float32 vector, "action_mask": float32 mask}``."""
 
     def __init__(self, env: Any) -> None:
@@ -208,7 +208,8 @@ def _rllib_obs(obs: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
 def _multi_agent_env_class() -> type:
     from ray.rllib.env.multi_agent_env import MultiAgentEnv
 
-    return MultiAgentEnv
+    env_class: type = MultiAgentEnv
+    return env_class
 
 
 class SelfPlayEnv:
@@ -398,7 +399,7 @@ def build_config(settings: RLlibSettings) -> Any:
     model = DefaultModelConfig(fcnet_hiddens=list(settings.hidden), fcnet_activation=settings.activation,
                                vf_share_layers=False)
     return (
-        PPOConfig()  # type: ignore[no-untyped-call]
+        PPOConfig()
         .environment(ENV_NAME, env_config=settings.env_config())
         .env_runners(num_env_runners=settings.num_env_runners,
                      num_envs_per_env_runner=settings.num_envs_per_env_runner,

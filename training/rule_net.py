@@ -166,13 +166,13 @@ def agreement_table(agent: Any, config: TrainConfig, decisions: int, seed: int) 
     then with each rule option's other values alone (first edition, a middle table size)."""
     from uno_env.core.rules import Rules
 
-    rows = []
+    rows: list[dict[str, Any]] = []
     cells: list[tuple[str, Any, Any, dict[str, Any]]] = [("all", config.env.edition, config.env.num_players,
                                                           config.env.rules)]
     sizes = [n for n in AGREEMENT_SIZES if n in config.env.table_sizes()]
     cells += [(edition, edition, n, {}) for edition in config.env.editions() for n in sizes]
     first, size = config.env.editions()[0], sizes[(len(sizes) - 1) // 2] if sizes else config.env.table_sizes()[0]
-    defaults = Rules(edition=first, num_players=size).to_dict()
+    defaults: dict[str, Any] = dict(Rules(edition=first, num_players=size).to_dict())
     for key, values in config.env.rules.items():  # each other value of a rule option, alone
         for value in dict.fromkeys(values if isinstance(values, list) else [values]):
             if value != defaults[key]:

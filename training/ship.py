@@ -54,7 +54,7 @@ def evaluate_all(path: Path, editions: list[str], games: int, other_games: int, 
     returns (rows, markdown)."""
     from agents import PPOAgent
     from agents.tournament import evaluate
-    from uno_env.core import Rules
+    from uno_env.core import Rules, edition_name
 
     agent = PPOAgent.load(path, label="ppo")
     rows = []
@@ -65,7 +65,7 @@ def evaluate_all(path: Path, editions: list[str], games: int, other_games: int, 
             count = games if edition == "classic" else other_games
             if not count:
                 continue
-            result = evaluate([agent] + [opponent] * (n - 1), Rules(edition=edition, num_players=n), count,
+            result = evaluate([agent] + [opponent] * (n - 1), Rules(edition=edition_name(edition), num_players=n), count,
                               labels=["ppo"] + [opponent] * (n - 1), seed=seed, workers=workers,
                               max_decisions=max_decisions, unit=unit)
             s = result.stats()[0]

@@ -133,24 +133,27 @@ def make_vec_env(config: TrainConfig) -> Any:
 
 # ---------------------------------------------------------------------- evaluation
 def evaluate_checkpoint(path: str | Path, config: TrainConfig, games: int | None = None,
-                        workers: int | None = None, log: Callable[[str], None] | None = None) -> dict[str, Any]:
+                        workers: int | None = None, log: Callable[[str], None] | None = None,
+                        check: Callable[[], None] | None = None) -> dict[str, Any]:
     """Play the checkpoint against each ``eval.matchups`` lineup through the tournament harness.
 
-    ``log`` receives one line per matchup as it finishes (the progress of a long evaluation).
+    ``log`` receives one line per matchup as it finishes (the progress of a long evaluation);
+    ``check`` is called between games (``StopRequests.check``: it raises to abandon the evaluation).
     """
     from agents import PPOAgent
     from agents.tournament import evaluate
-    from uno_env.core import Rules
+    from uno_env.core import Rules, edition_name
 
     agent = PPOAgent.load(path, label="ppo")
     results = {}
     scores = []
     for i, m in enumerate(config.eval.matchups):
         started = time.perf_counter()
-        rules = Rules(edition=m.edition, num_players=m.num_players)
+        rules = Rules(edition=edition_name(m.edition), num_players=m.num_players)
         result = evaluate([agent] + [m.opponent] * (m.num_players - 1), rules, games or config.eval.games,
                           labels=["ppo"] + [m.opponent] * (m.num_players - 1), seed=config.eval.seed,
-                          workers=workers or config.eval.workers, max_decisions=config.eval.max_decisions)
+                          workers=workers or config.eval.workers, max_decisions=config.eval.max_decisions,
+                          check=check)
         ppo = result.stats()[0]
         key = f"{m.edition}_{m.num_players}p_vs_{m.opponent}"
         results[key] = {"win_rate": ppo.win_rate, "ci_low": ppo.ci_low, "ci_high": ppo.ci_high,
@@ -342,9 +345,8 @@ def _callback_class() -> Any:
             started = time.perf_counter()
             self.progress.log(f"[eval @ {self.num_timesteps} steps] {len(self.config.eval.matchups)} matchups, "
                               f"{self.config.eval.games} games each")
-            try:
-                with self.stop.immediate():  # the games change nothing a checkpoint holds: stop at once
-                    result = evaluate_checkpoint(last, self.config, log=self.progress.log)
+            try:  # the games change nothing a checkpoint holds: a stop abandons them at once
+                result = evaluate_checkpoint(last, self.config, log=self.progress.log, check=self.stop.check)
             except TrainingInterrupted:
                 self._save_resume()  # the evaluation is done again on resume
                 self.interrupted = True
@@ -481,9 +483,12 @@ def _run(config: TrainConfig, run_dir: Path, saved: tuple[dict[str, Any], dict[s
 
     # ---- seeding: everything random in the run derives from config.seed (a resume restores the generators)
     seed_everything(config.seed, config.torch_threads)
+    stop.check()  # a stop during setup ends the run at its last checkpoint (a fresh run: none, it starts again)
     venv = make_vec_env(config)
     try:
+        stop.check()
         model = build_model(config, venv, run_dir)
+        stop.check()
         if saved is not None:
             state, tensors = saved
             restore(model, tensors, state, source=str(run_dir / "resume"))
@@ -508,17 +513,17 @@ def _run(config: TrainConfig, run_dir: Path, saved: tuple[dict[str, Any], dict[s
 
                 state["imitation"] = imitate(model.policy, config,
                                              seed=int(np.random.SeedSequence([config.seed, 1]).generate_state(1)[0]),
-                                             show_progress=show)
-        with stop.deferred():
-            if saved is None:  # step 0: an interruption from here on resumes after the warm start
-                save_checkpoint(model, config, run_dir, state)
-            with Progress("[train]", config.total_steps, "steps", enabled=show) as progress:
-                progress.update(model.num_timesteps)
-                callback = _callback_class()(config, run_dir, state, stop, progress)
-                model.learn(total_timesteps=config.total_steps - model.num_timesteps, callback=callback,
-                            reset_num_timesteps=saved is None, tb_log_name="tb", progress_bar=False)
-                if callback.interrupted:
-                    raise TrainingInterrupted(stop.signum or signal.SIGINT)
+                                             show_progress=show, check=stop.check)
+        if saved is None:  # step 0: an interruption from here on resumes after the warm start
+            save_checkpoint(model, config, run_dir, state)
+        stop.check()
+        with Progress("[train]", config.total_steps, "steps", enabled=show) as progress:
+            progress.update(model.num_timesteps)
+            callback = _callback_class()(config, run_dir, state, stop, progress)
+            model.learn(total_timesteps=config.total_steps - model.num_timesteps, callback=callback,
+                        reset_num_timesteps=saved is None, tb_log_name="tb", progress_bar=False)
+            if callback.interrupted:
+                raise TrainingInterrupted(stop.signum or signal.SIGINT)
     finally:
         venv.close()
 

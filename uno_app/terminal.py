@@ -325,7 +325,7 @@ class PlaySession:
         self.save_path = save_path
         self.edition = game.edition
         self.narrator = Narrator(game.edition, human)
-        self.shown = 0  # events printed so far (index into game.events)
+        self.shown = 0  # events printed so far (a cursor counted like game.log_length)
         self.precalled = False  # the human said "uno" this turn
         self.summarized = -1  # the round whose summary was printed
 
@@ -425,9 +425,8 @@ class PlaySession:
     # ---------------------------------------------------------------- events
     def show_events(self) -> None:
         """Print the events the human may see since the last call (``uno_env.render.Narrator``)."""
-        events = self.game.events(self.human)
-        told = self.narrator.tell(events, self.shown)
-        self.shown = len(events)
+        told = self.narrator.tell_game(self.game, self.shown)
+        self.shown = self.game.log_length
         for kind, line in told:
             if kind == "game_end":
                 continue  # the game-over line says it, with the scores
@@ -670,7 +669,7 @@ def setup(args: argparse.Namespace, console: Console) -> PlaySession:
         saved = read_save(args.load)
         game = saved.game
         human = saved.human_seat if saved.human_seat is not None else args.seat
-        seed = saved.seed * 1_000_003 + len(game.log)
+        seed = saved.seed * 1_000_003 + game.log_length
         forgetful = args.forgetful or saved.forgetful
         uno_prompt = args.uno_prompt or saved.uno_prompt
     else:

@@ -85,12 +85,11 @@ def main(argv: list[str] | None = None) -> int:
 
     def tell() -> None:
         nonlocal shown
-        events = game.events(args.seat)
-        for _, line in narrator.tell(events, shown):
+        for _, line in narrator.tell_game(game, shown):
             console.print(styled(line, game.edition))
             if args.delay > 0:
                 time.sleep(args.delay)
-        shown = len(events)
+        shown = game.log_length
 
     try:
         tell()

@@ -33,7 +33,8 @@ phase               11          the pending decision, one-hot in ``Phase`` order
                                 catch, swap, stack, round_over, game_over)
 direction           1           +1 clockwise, -1 counter-clockwise
 drawn_card          55          the card just drawn, one-hot, only while the observer
-                                decides to play it or keep it
+                                decides on it (``play_drawn``: play it or keep it; a
+                                forced keep when it does not play)
 discard             55          count of each kind in the discard pile: every card played
                                 since the last reshuffle (public)
 draw_pile_size      1           cards left to draw
@@ -71,14 +72,23 @@ With ``M = 10`` the vector has 839 entries. Every entry lies in the bounds
 sizes never exceed 112, the largest deck). ``OBSERVATION_VERSION`` changes whenever the
 layout or the meaning of an entry does.
 
-Version history: 1 - first layout. Since the rule 3.4 ruling the ``play_drawn`` phase follows
-every turn draw that yields a card (a forced ``keep`` when it does not play); the layout and
-the meaning of each entry are unchanged, so version 1 checkpoints still read it.
+Version history (``OBSERVATION_VERSION``):
+
+* 1 - first layout.
+* 2 - the rule 3.4 ruling: the ``play_drawn`` phase (with the ``drawn_card`` entry) follows
+  every turn draw that yields a card, a forced ``keep`` of a card that does not play
+  included; in version 1 it followed only a drawn card that plays, so the phase entry said
+  the drawn card was playable. Same layout. Policies trained on version 1 read version 2
+  vectors as before wherever they have a choice: the new observations (an unplayable drawn
+  card in ``play_drawn``) come only at decisions with one legal action, and at every decision
+  with two or more each entry means what it meant in version 1 (tested). So checkpoints of
+  both versions load (``COMPATIBLE_OBSERVATION_VERSIONS``, checked by ``agents.PPOAgent``).
 """
 
 from __future__ import annotations
 
 import struct
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -93,12 +103,14 @@ if TYPE_CHECKING:
     from .core.rules import Rules
 
 __all__ = [
-    "OBSERVATION_VERSION", "DEFAULT_MAX_PLAYERS", "NUM_ACTIONS", "observe", "action_mask",
+    "OBSERVATION_VERSION", "COMPATIBLE_OBSERVATION_VERSIONS", "DEFAULT_MAX_PLAYERS", "NUM_ACTIONS", "observe", "action_mask",
     "observation_size", "observation_slices", "observation_bounds", "split_observation",
-    "observation_fields", "encode_view", "MAX_COPIES",
+    "observation_fields", "encode_view", "Encoder", "encoder_for", "MAX_COPIES",
 ]
 
-OBSERVATION_VERSION = 1
+OBSERVATION_VERSION = 2
+# Versions whose policies read this encoder's vectors correctly (see the version history).
+COMPATIBLE_OBSERVATION_VERSIONS = (1, 2)
 DEFAULT_MAX_PLAYERS = MAX_PLAYERS
 NUM_ACTIONS = A.NUM_ACTIONS
 MAX_CARDS = MAX_DECK_SIZE  # 112
@@ -183,93 +195,173 @@ def _check_max_players(max_players: int) -> int:
     return int(max_players)
 
 
-class _Encoder:
-    """Offsets and the constant part of the vector for one (rules, max_players)."""
+class Encoder:
+    """Encodes the ``SeatView``s of one kind of table (``rules``, ``max_players``) into observations.
 
-    def __init__(self, rules: Rules, max_players: int) -> None:
+    ``encoder.encode(view)`` is ``encode_view(view, max_players)`` for views of games under
+    ``rules``; an env that encodes every decision keeps one (``observe`` and ``encode_view``
+    share one per (rules, max_players)). It holds the vector's offsets and constant part
+    (edition, rule flags, seats present, teammates) and, per discard pile, that constant part
+    plus the pile's counts and top card: the engine only appends to a discard pile until a
+    reshuffle or a new deal replaces the list, so a grown pile extends the kept vector. Only a
+    view's fields are read (see ``encode_view``).
+    """
+
+    def __init__(self, rules: Rules, max_players: int = DEFAULT_MAX_PLAYERS) -> None:
+        max_players = _check_max_players(max_players)
         n = rules.num_players
         if n > max_players:
             raise ValueError(
                 f"a {n}-player table does not fit an observation for max_players={max_players}; "
                 f"raise max_players to at least {n}"
             )
+        self.rules = rules
         self.max_players = max_players
         self.size = observation_size(max_players)
         sl = observation_slices(max_players)
-        (self.top, self.active, self.phase, self.direction, self.drawn, self.discard, self.draw_pile,
-         self.penalty, self.w4_prev) = (
-            sl[k].start for k in ("top_card", "active_color", "phase", "direction", "drawn_card", "discard",
-                                  "draw_pile_size", "penalty", "w4_prev_color")
-        )
-        (self.to_act, self.pending, self.dealer, self.hand_size, self.score, self.uno, self.eliminated,
-         self.known) = (
-            sl[k].start for k in ("to_act", "pending_player", "dealer", "hand_size", "score", "uno_called",
-                                  "eliminated", "known")
-        )
-        self.inv_target = 1.0 / rules.target_score
+        self._offsets = {name: part.start for name, part in sl.items()}
         template = np.zeros(self.size, np.float32)
         template[sl["edition"].start + _EDITION_INDEX[rules.edition]] = 1
-        flags = [getattr(rules, name, None) == value for name, value in RULE_FLAGS]
-        template[sl["rules"]] = flags
+        template[sl["rules"]] = [getattr(rules, name, None) == value for name, value in RULE_FLAGS]
         template[sl["present"].start:sl["present"].start + n] = 1
         teams = bool(getattr(rules, "teams", False))
-        mates = sl["teammate"].start
         for offset in range(n):
-            template[mates + offset] = offset == 0 or (teams and offset % 2 == 0)
-        self.template = template
-        # discard pile list id -> (that list, cards counted, template + discard counts + top card)
-        self.bases: dict[int, tuple[list[int], int, np.ndarray]] = {}
-        # What encode_view needs, unpacked in one go; hand sizes are written as n float32 at once.
-        self.fast = (n, self.active, self.phase, self.direction, self.drawn, self.draw_pile, self.penalty,
-                     self.to_act, self.pending, self.w4_prev, self.dealer, self.hand_size * 4,
-                     struct.Struct(f"{n}f").pack_into, self.bases)
+            template[sl["teammate"].start + offset] = offset == 0 or (teams and offset % 2 == 0)
+        self._template = template
+        # discard pile id -> (that list, cards counted, template + its counts + top card); each entry
+        # holds the list itself, so its id cannot be reused while kept.
+        self._bases: dict[int, tuple[list[int], int, np.ndarray]] = {}
+        # The pile last encoded, its size then and its vector (one tuple: replaced in one store).
+        self._last: tuple[list[int] | None, int, np.ndarray] = (None, 0, template)
+        o = self._offsets
+        self._inv_target = 1.0 / rules.target_score
+        self._sizes = o["hand_size"]
+        self._pack_sizes = struct.Struct(f"{n}f").pack_into  # hand sizes: n float32 written at once
+        self._n = n
+        self._fast = (n, o["active_color"], o["phase"], o["direction"], o["drawn_card"], o["draw_pile_size"],
+                      o["penalty"], o["to_act"], o["pending_player"], o["w4_prev_color"], o["dealer"])
+
+    def _base(self, pile: list[int]) -> np.ndarray:
+        """The template plus ``pile``'s counts and top card (kept, extended as the pile grows)."""
+        bases = self._bases
+        entry = bases.get(id(pile))
+        size = len(pile)
+        top, discard = self._offsets["top_card"], self._offsets["discard"]
+        if entry is not None and entry[0] is pile and entry[1] <= size:
+            done, base = entry[1], entry[2]  # private to the cache (observations are copies): extend in place
+            if done < size:
+                mv = memoryview(base)  # type: ignore[arg-type]
+                mv[top + pile[done - 1]] = 0
+                for k in pile[done:]:
+                    mv[discard + k] += 1
+                mv[top + pile[-1]] = 1
+        else:
+            if len(bases) >= _BASES_SIZE:
+                bases.clear()
+            base = self._template.copy()
+            base[discard:discard + NUM_KINDS] = np.bincount(pile, minlength=NUM_KINDS)
+            base[top + pile[-1]] = 1
+        bases[id(pile)] = self._last = (pile, size, base)
+        return base
+
+    def encode(self, view: SeatView, out: np.ndarray | None = None) -> np.ndarray:
+        """The observation of ``view`` (a new array, or written into ``out``)."""
+        seat, rules, pub, hand, drawn, draw_size, known, _bluff = view
+        discard = pub.discard_pile
+        last = self._last
+        if discard is last[0] and len(discard) == last[1]:
+            base = last[2]  # the pile has not changed since it was last encoded
+        else:
+            base = self._base(discard)
+        obs: np.ndarray
+        if out is None:
+            obs = base.copy()
+        else:
+            out[:] = base
+            obs = out
+        mv = memoryview(obs)  # type: ignore[arg-type]
+        if len(hand) < 28:  # a Python loop beats np.bincount's fixed cost on small hands
+            for k in hand:
+                mv[k] += 1
+        else:
+            obs[:NUM_KINDS] = np.bincount(hand, minlength=NUM_KINDS)
+        n, o_active, o_phase, o_direction, o_drawn, o_draw_pile, o_penalty, o_to_act, o_pending, o_w4_prev, \
+            o_dealer = self._fast
+        active = pub.active_color
+        if active >= 0:
+            mv[o_active + active] = 1
+        phase = pub.phase
+        mv[o_phase + phase] = 1
+        mv[o_direction] = pub.direction
+        if drawn >= 0:
+            mv[o_drawn + drawn] = 1
+        mv[o_draw_pile] = draw_size
+        penalty = pub.penalty
+        if penalty:
+            mv[o_penalty] = penalty
+        if phase < _ROUND_OVER:
+            mv[o_to_act + (pub.current - seat) % n] = 1
+            player = pub.pending_player
+            if player >= 0:
+                mv[o_pending + (player - seat) % n] = 1
+                if pub.pending_card == WILD_DRAW_FOUR and pub.w4_prev_color >= 0:
+                    mv[o_w4_prev + pub.w4_prev_color] = 1
+        mv[o_dealer + (pub.dealer - seat) % n] = 1
+        sizes = pub.hand_sizes
+        if n == 2:
+            mv[self._sizes + 1 - seat] = sizes[1]
+            mv[self._sizes + seat] = sizes[0]
+        elif seat:
+            self._pack_sizes(mv, self._sizes * 4, *sizes[seat:], *sizes[:seat])
+        else:
+            self._pack_sizes(mv, self._sizes * 4, *sizes)
+        scores = pub.scores
+        if any(scores):
+            self._rotated(mv, self._offsets["score"], scores, seat, self._inv_target)
+        uno = pub.uno_called
+        if True in uno:
+            self._rotated(mv, self._offsets["uno_called"], uno, seat, 1.0)
+        alive = pub.alive
+        if False in alive:
+            self._rotated(mv, self._offsets["eliminated"], [not a for a in alive], seat, 1.0)
+        if known:
+            at = self._offsets["known"]
+            for target, seen in known:
+                start = at + ((target - seat) % n - 1) * NUM_KINDS
+                for k in seen:
+                    mv[start + k] += 1
+        return obs
+
+    def _rotated(self, mv: Any, at: int, values: Sequence[int | bool], seat: int, scale: float) -> None:
+        """Write ``values`` per seat offset from ``seat`` (times ``scale``, capped at 1) into ``mv``, a
+        float32 memoryview (``Any``: typeshed types a memoryview's items as int)."""
+        n = self._n
+        for offset in range(n):
+            value = values[(seat + offset) % n]
+            if value:
+                mv[at + offset] = min(value * scale, 1.0)
 
 
 # Encoders by (id(rules), max_players); each entry keeps its Rules so the id stays unique.
-_ENCODERS: dict[tuple[int, int], tuple[Any, _Encoder]] = {}
-
-# The template plus the discard pile's counts and top card, kept per pile list. The engine
-# only appends to the discard pile until a reshuffle or a new deal replaces the list, so a
-# longer pile extends the cached vector; each entry holds the list itself, so its id cannot be
-# reused while cached.
-_BASES_SIZE = 64
+_ENCODERS: dict[tuple[int, int], Encoder] = {}
+_BASES_SIZE = 64  # discard piles an encoder keeps vectors for (a few games' worth)
+_LAST: list[Any] = [None, 0, None]  # the last (rules, max_players, encoder) used
 
 
-def _base(enc: _Encoder, pile: list[int]) -> np.ndarray:
-    bases = enc.bases
-    entry = bases.get(id(pile))
-    size = len(pile)
-    if entry is not None and entry[0] is pile and entry[1] <= size:
-        # The cached vector is private to the cache (observations are copies): extend in place.
-        done, base = entry[1], entry[2]
-        if done == size:
-            return base
-        mv = memoryview(base)  # type: ignore[arg-type]
-        mv[enc.top + pile[done - 1]] = 0
-        d = enc.discard
-        for k in pile[done:]:
-            mv[d + k] += 1
-    else:
-        if len(bases) >= _BASES_SIZE:
-            bases.clear()
-        base = enc.template.copy()
-        base[enc.discard:enc.discard + NUM_KINDS] = np.bincount(pile, minlength=NUM_KINDS)
-    base[enc.top + pile[-1]] = 1
-    bases[id(pile)] = (pile, size, base)
-    return base
-
-
-_LAST: tuple[Any, int, Any] = (None, 0, None)  # the last (rules, max_players, encoder) used
-
-
-def _encoder(rules: Rules, max_players: int) -> _Encoder:
+def encoder_for(rules: Rules, max_players: int = DEFAULT_MAX_PLAYERS) -> Encoder:
+    """The shared ``Encoder`` of (``rules``, ``max_players``), made on first use."""
+    last = _LAST
+    if last[0] is rules and last[1] == max_players:
+        enc: Encoder = last[2]
+        return enc
     key = (id(rules), max_players)
-    entry = _ENCODERS.get(key)
-    if entry is None or entry[0] is not rules:
+    found = _ENCODERS.get(key)
+    if found is None or found.rules is not rules:
         if len(_ENCODERS) >= 1024:
             _ENCODERS.clear()
-        entry = _ENCODERS[key] = (rules, _Encoder(rules, _check_max_players(max_players)))
-    return entry[1]
+        found = _ENCODERS[key] = Encoder(rules, max_players)
+    last[:] = rules, max_players, found
+    return found
 
 
 def observe(game: Game, seat: int, max_players: int = DEFAULT_MAX_PLAYERS,
@@ -279,89 +371,12 @@ def observe(game: Game, seat: int, max_players: int = DEFAULT_MAX_PLAYERS,
     Encoded from ``game``'s ``SeatView`` for ``seat`` (``encode_view``), never from the full state.
     A new array each call unless ``out`` (a float32 array of the right size) is given.
     """
-    return encode_view(seat_view(game.state, seat), max_players, out)
+    return encoder_for(game.rules, max_players).encode(seat_view(game.state, seat), out)
 
 
 def encode_view(view: SeatView, max_players: int = DEFAULT_MAX_PLAYERS, out: np.ndarray | None = None) -> np.ndarray:
     """The flat observation of a ``SeatView`` (what one seat may know; see ``observe``)."""
-    global _LAST
-    seat, rules, pub, hand, drawn, draw_size, known, _bluff = view
-    last = _LAST
-    if last[0] is rules and last[1] == max_players:
-        enc = last[2]
-    else:
-        enc = _encoder(rules, max_players)
-        _LAST = (rules, max_players, enc)
-    (n, o_active, o_phase, o_direction, o_drawn, o_draw_pile, o_penalty, o_to_act, o_pending, o_w4_prev, o_dealer,
-     sizes_at, pack_sizes, bases) = enc.fast
-    discard = pub.discard_pile
-    entry = bases.get(id(discard))
-    if entry is not None and entry[0] is discard and entry[1] == len(discard):
-        base = entry[2]  # the pile has not changed since it was last encoded
-    else:
-        base = _base(enc, discard)
-    obs: np.ndarray
-    if out is None:
-        obs = base.copy()
-    else:
-        out[:] = base
-        obs = out
-    mv = memoryview(obs)  # type: ignore[arg-type]
-    if len(hand) < 28:  # a Python loop beats np.bincount's fixed cost on small hands
-        for k in hand:
-            mv[k] += 1
-    else:
-        obs[:NUM_KINDS] = np.bincount(hand, minlength=NUM_KINDS)
-    active = pub.active_color
-    if active >= 0:
-        mv[o_active + active] = 1
-    phase = pub.phase
-    mv[o_phase + phase] = 1
-    mv[o_direction] = pub.direction
-    if drawn >= 0:
-        mv[o_drawn + drawn] = 1
-    mv[o_draw_pile] = draw_size
-    penalty = pub.penalty
-    if penalty:
-        mv[o_penalty] = penalty
-    if phase < _ROUND_OVER:
-        mv[o_to_act + (pub.current - seat) % n] = 1
-        player = pub.pending_player
-        if player >= 0:
-            mv[o_pending + (player - seat) % n] = 1
-            if pub.pending_card == WILD_DRAW_FOUR and pub.w4_prev_color >= 0:
-                mv[o_w4_prev + pub.w4_prev_color] = 1
-    mv[o_dealer + (pub.dealer - seat) % n] = 1
-    sizes = pub.hand_sizes
-    if seat:
-        pack_sizes(obs, sizes_at, *sizes[seat:], *sizes[:seat])
-    else:
-        pack_sizes(obs, sizes_at, *sizes)
-    scores = pub.scores
-    if any(scores):
-        inv_target = enc.inv_target
-        at = enc.score
-        for offset in range(n):
-            score = scores[(seat + offset) % n]
-            if score:
-                mv[at + offset] = min(score * inv_target, 1.0)
-    uno = pub.uno_called
-    if True in uno:
-        at = enc.uno
-        for offset in range(n):
-            if uno[(seat + offset) % n]:
-                mv[at + offset] = 1
-    alive = pub.alive
-    if False in alive:
-        at = enc.eliminated
-        for offset in range(n):
-            if not alive[(seat + offset) % n]:
-                mv[at + offset] = 1
-    for target, seen in known:
-        start = enc.known + ((target - seat) % n - 1) * NUM_KINDS
-        for k in seen:
-            mv[start + k] += 1
-    return obs
+    return encoder_for(view.rules, max_players).encode(view, out)
 
 
 def action_mask(game: Game, seat: int) -> np.ndarray:

@@ -2,16 +2,19 @@
 
 ``render_table(game, seat, since=0)`` draws the table as ``seat`` sees it: the top card and
 active color, every seat's hand size, score and UNO call, the observer's own hand, the cards
-of others it has seen, its legal actions, and the events since log index ``since`` in words,
-with each edition's flavour: Monster High's Creeperific *"Urrrhhh!"*, Masters of the
-Universe's *"By the power of Greyskull... I have the power!"* and Angry Birds' King Pig
-dealing cards face up. Only ``game.view(seat)`` and ``game.events(seat)`` are read, so
-nothing hidden from the seat appears.
+of others it has seen, its legal actions, and the events from event number ``since`` on in
+words, with each edition's flavour line: what is said when its special wild is played, read
+from the edition's record (``EDITIONS[name].special.flavour``, the one wording the terminal
+game and the web app show too), and King Pig dealing cards face up. Only ``game.view(seat)``
+and ``game.events(seat)`` are read, so nothing hidden from the seat appears.
 
 ``Narrator`` tells events in words from one seat's point of view (``"You draw R1 G2 (Draw
 Two)"``, ``"Player 2 draws 2 cards (Draw Two)"``, ``"Player 1 shows you their hand: B2"``);
 ``render_table`` and the terminal game (``uno_app.terminal``) both use it, so an event reads
-the same everywhere. A line is a list of parts: plain text, or ``(text, kind)`` where kind is
+the same everywhere. ``narrator.tell_game(game, since)`` tells a game's events from event
+number ``since`` on (a cursor: pass ``game.log_length`` next time), reading only the events
+it tells and up to ``CONTEXT_EVENTS`` before them, so it costs what is new and follows the
+game's bounded log (events dropped from it are not told). A line is a list of parts: plain text, or ``(text, kind)`` where kind is
 ``"card"`` (a card code), ``"color"`` (a color name), ``"flavour"`` (an edition's line) or
 ``"strong"`` (a headline), so a terminal can style them; ``plain(line)`` joins the text.
 
@@ -34,16 +37,15 @@ if TYPE_CHECKING:
     from .core.cards import Edition
     from .core.game import Game
 
-__all__ = ["DRAW_REASON_TEXT", "FLAVOUR", "MAX_EVENT_LINES", "Line", "Narrator", "Part", "plain", "render_table"]
+__all__ = ["CONTEXT_EVENTS", "DRAW_REASON_TEXT", "MAX_EVENT_LINES", "Line", "Narrator", "Part", "plain", "render_table"]
 
 MAX_EVENT_LINES = 14
+# Events before the first one told that tell_game reads for context: the color a King Pig deal
+# stops on and the card an "accept" accepts. Fewer events than this ever separate them from what
+# they explain (a deal is at most a deck of 112 cards, an accept follows its card's UNO calls,
+# catches and color), so the lines are those the whole log gives.
+CONTEXT_EVENTS = 256
 
-# What a player says when playing each special wild (the printed sheets' words).
-FLAVOUR = {
-    "WU": '"Urrrhhh!"',
-    "WG": '"By the power of Greyskull... I have the power!"',
-    "WK": "King Pig deals!",
-}
 DRAW_REASON_TEXT = {
     "turn": "", "draw_two": " (Draw Two)", "draw_four": " (Wild Draw Four)",
     "challenge_guilty": " (caught bluffing)", "challenge_innocent": " (lost the challenge)",
@@ -100,6 +102,17 @@ class Narrator:
     def lines(self, events: Sequence[Mapping[str, Any]], start: int = 0) -> list[Line]:
         """The lines telling ``events[start:]`` (earlier events only set the context)."""
         return [line for _, line in self.tell(events, start)]
+
+    def tell_game(self, game: Game, since: int = 0) -> list[tuple[str, Line]]:
+        """``tell`` what this seat may see of ``game``'s events from event number ``since`` on.
+
+        ``since`` counts events as ``game.log_length`` does (pass that value on the next call
+        to tell only what is new); events before it are read for context only, at most
+        ``CONTEXT_EVENTS`` of them.
+        """
+        events = game.events(self.seat, since=max(0, since - CONTEXT_EVENTS))
+        first = game.log_length - len(events)  # the event number of events[0]
+        return self.tell(events, max(0, since - first))
 
     def tell(self, events: Sequence[Mapping[str, Any]], start: int = 0) -> list[tuple[str, Line]]:
         """``(event type, line)`` for each line telling ``events[start:]``; a run of draws (or of
@@ -163,13 +176,14 @@ class Narrator:
         kind, seat, card, other = e["type"], e["seat"], e["card"], e["other"]
         if kind == "play":
             line: Line = [self.subject(seat, "play") + " ", (card, "card")]
-            if card in FLAVOUR:
-                line += [" - ", (FLAVOUR[card], "flavour")]
+            special = self.edition.special
+            if special is not None and card == special.code:
+                line += [" - ", (special.flavour, "flavour")]
             return line
-        if kind == "give":
+        if kind == "give":  # only Urrrhhh gives cards away: its flavour heads each gift
             gift: Line = ["a card"] if card is None else [(card, "card")]
-            return ["  ", ('"Urrrhhh!"', "flavour"), f" {self.subject(seat, 'give')} ", *gift,
-                    f" to {self.who(other)}"]
+            said: Line = [(self.edition.special.flavour, "flavour"), " "] if self.edition.special else []
+            return ["  ", *said, f"{self.subject(seat, 'give')} ", *gift, f" to {self.who(other)}"]
         if kind == "king_pig":
             line = ["  King Pig deals ", (card, "card"), f" to {self.who(seat)}"]
             dealt = self.edition.kind(card)
@@ -215,7 +229,7 @@ class Narrator:
 
 
 def render_table(game: Game, seat: int, since: int = 0) -> str:
-    """The table as ``seat`` sees it, with the events from log index ``since`` on."""
+    """The table as ``seat`` sees it, with the events from event number ``since`` on (see ``Game.log_length``)."""
     view = game.view(seat)
     lines = [_headline(game, view)]
     color = view["active_color"] or "(to be named)"
@@ -248,7 +262,7 @@ def render_table(game: Game, seat: int, since: int = 0) -> str:
         lines.append(f"You drew {view['drawn_card']}.")
     if view["w4_prev_color"]:
         lines.append(f"The color before the Wild Draw Four was {view['w4_prev_color']}.")
-    said = [plain(line).strip() for line in Narrator(game.edition, seat, noun="seat").lines(game.events(seat), since)]
+    said = [plain(line).strip() for _, line in Narrator(game.edition, seat, noun="seat").tell_game(game, since)]
     if said:
         lines.append("What happened:")
         if len(said) > MAX_EVENT_LINES:

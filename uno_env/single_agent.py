@@ -96,7 +96,7 @@ class SingleAgentEnv(gymnasium.Env):
         self.render_mode = env_kwargs.get("render_mode")
         if seat != "random" and (isinstance(seat, bool) or not isinstance(seat, int) or seat < 0):
             raise ValueError(f"seat must be a seat number or 'random', got {seat!r}")
-        self._seat_choice = seat
+        self._seat_choice: int | None = None if seat == "random" else int(seat)  # None: drawn each episode
         self.illegal_reward = float(illegal_reward)
         # None: a cut-off episode is a truncation (reward 0, bootstrapped by the learner). A number:
         # it is an outcome with that reward (terminated), so a policy cannot profit from stalling.
@@ -132,12 +132,12 @@ class SingleAgentEnv(gymnasium.Env):
             drawn = {k: _draw(v, rng) for k, v in self._sampled.items()}
             env = self._make_env(drawn)
             n = env.rules.num_players
-            if self._seat_choice == "random":
+            if self._seat_choice is None:
                 self.seat = int(rng.integers(n))
-            elif self._seat_choice >= n:  # type: ignore[operator]
+            elif self._seat_choice >= n:
                 raise ValueError(f"seat {self._seat_choice} does not exist at a {n}-player table")
             else:
-                self.seat = int(self._seat_choice)
+                self.seat = self._seat_choice
             self._seat_opponents = self._assign_opponents(n)
             for opp in {id(o): o for o in self._seat_opponents.values() if o is not None}.values():
                 if hasattr(opp, "seed"):
@@ -197,7 +197,7 @@ class SingleAgentEnv(gymnasium.Env):
             return None
         game = self._env.game
         text = render_table(game, self.seat, self._render_from)
-        self._render_from = len(game.log)
+        self._render_from = game.log_length
         if self.render_mode == "ansi":
             return text
         print(text + "\n")

@@ -74,14 +74,15 @@ id      text                    meaning
 0-51    ``play <code>``         play a colored card, id ``color * 13 + rank``
 52-54   ``play W|W4|WU|WK|WG``  play a Wild, a Wild Draw Four, the special wild
 55      ``draw``                draw one card instead of playing
-56      ``keep``                keep the playable card just drawn
+56      ``keep``                keep the card just drawn (forced when it does not
+                                play)
 57-60   ``color <name>``        name the active color after a wild
 61-64   ``give <name>``         Urrrhhh: give away every card of that color
 65-66   ``challenge|accept``    answer a Wild Draw Four
 67-68   ``uno|no-uno``          call UNO or not
 69-70   ``catch|no-catch``      catch a missed UNO call or not
-71-79   ``swap +k``             seven-zero: swap hands with the seat k places
-                                clockwise
+71-79   ``swap +k``             seven-zero house rule: swap hands with the seat k
+                                places clockwise
 ======  ======================  =================================================
 
 Observation space
@@ -135,8 +136,16 @@ rules) instead of a new deal, for tests and evaluation positions.
 Version history
 ---------------
 * ``uno_v0``: first version (observation layout ``OBSERVATION_VERSION`` 1).
-* ``uno_v0``, unreleased (CHANGELOG.md; API only, the same seed plays the same game):
+* ``uno_v0``, unreleased (CHANGELOG.md):
 
+  - rules (RULES.md 3.4, 7.4): every turn draw that yields a card is followed by a
+    ``play_drawn`` decision of the drawer (``play`` it if it plays, ``keep``; a card that
+    does not play gives a forced ``keep``, one legal action), where before an unplayable
+    drawn card was kept at once; under ``draw_until_playable`` the card that ends the drawing
+    must be played (``keep`` was offered). So a seed deals the same cards but an episode has
+    these extra decisions. The observation is version 2 (same layout; ``uno_env.observation``'s
+    version history says why version 1 policies still read it, and ``agents.PPOAgent`` loads
+    checkpoints of both);
   - ``infos[agent]`` is ``{}`` by default (it was ``game.view(seat)`` built on read);
     ``env.view(agent)`` or ``infos="view"`` give the view;
   - actions must be Python or numpy integers: ``raw_env.step`` raises ``IllegalActionError``
@@ -165,12 +174,13 @@ from .core import actions as A
 from .core.errors import IllegalActionError
 from .core.game import Game
 from .core.rules import Rules
+from .core.view import View, seat_view
 from .observation import (
     DEFAULT_MAX_PLAYERS,
     NUM_ACTIONS,
+    Encoder,
     action_mask,
     observation_bounds,
-    observe,
 )
 from .render import render_table
 
@@ -274,6 +284,7 @@ class raw_env(AECEnv, EzPickle):  # type: ignore[misc]  # noqa: N801 (PettingZoo
         self.action_spaces = {agent: spaces.Discrete(NUM_ACTIONS) for agent in self.possible_agents}
         self._seeder = random.Random()
         self._masks: dict[tuple[int, ...], np.ndarray] = {}
+        self._encode = Encoder(self.rules, max_players).encode  # this env's encoder (its caches are its own)
         self._ended = False
         self._render_from = 0
         self.game: Game | None = None
@@ -312,14 +323,14 @@ class raw_env(AECEnv, EzPickle):  # type: ignore[misc]  # noqa: N801 (PettingZoo
         self._render_from = 0
         self._in_round = [not e for e in self.game.eliminated]
         self.agent_selection = self.possible_agents[self._deciding_seat()]
-        self.infos: dict[str, dict[str, Any]] = {agent: {} for agent in self.agents}
+        self.infos: dict[str, View | dict[str, Any]] = {agent: {} for agent in self.agents}
         if self.info_mode == "view":
             self._refresh_view_infos(None)
 
     def step(self, action: Any) -> None:
         """Apply the deciding agent's action (an id); a terminated agent steps ``None``."""
         agent = self.agent_selection
-        if self.terminations[agent] or self.truncations[agent]:
+        if self._ended:  # every agent is terminated or truncated once the episode has ended
             self._was_dead_step(action)
             return
         if action is None:
@@ -332,13 +343,16 @@ class raw_env(AECEnv, EzPickle):  # type: ignore[misc]  # noqa: N801 (PettingZoo
         if self._rewards_set:
             self.rewards = dict.fromkeys(self.agents, 0.0)
             self._rewards_set = False
-        if game.is_round_over:
+        seat = game.current_player
+        if seat is None:  # the round is over
             self._end_of_round()
+            seat = game.current_player
         if not self._ended and self.turns >= self.max_turns:
             self._ended = True
             self.truncations = dict.fromkeys(self.agents, True)
         if not self._ended:
-            self.agent_selection = self.possible_agents[self._deciding_seat()]
+            assert seat is not None, "a seat decides whenever the episode goes on"
+            self.agent_selection = self.possible_agents[seat]
         if self._rewards_set:
             self._accumulate_rewards()
         if self.info_mode == "view":
@@ -355,7 +369,9 @@ class raw_env(AECEnv, EzPickle):  # type: ignore[misc]  # noqa: N801 (PettingZoo
         if self.reward_mode == "score":
             values = _score_rewards(game, self._in_round)
         elif self.episode == "round":
-            values = _share([game.round_winner], game, n)  # type: ignore[list-item]
+            winner = game.round_winner
+            assert winner is not None, "a round that is over has its winner"
+            values = _share([winner], game, n)
         elif game.is_game_over:
             values = _share(list(game.winners), game, n)
         if values is not None:
@@ -375,9 +391,8 @@ class raw_env(AECEnv, EzPickle):  # type: ignore[misc]  # noqa: N801 (PettingZoo
         game = self.game
         assert game is not None, "call reset() first"
         seat = self._seat_of[agent]
-        obs = observe(game, seat, self.max_players)
-        if (game.current_player != seat or self._ended or self.terminations.get(agent, True)
-                or self.truncations.get(agent, True)):
+        obs = self._encode(seat_view(game.state, seat))  # uno_env.observe(game, seat, max_players)
+        if self._ended or game.current_player != seat:  # (ended: every agent is terminated or truncated)
             return {"observation": obs, "action_mask": np.zeros(NUM_ACTIONS, np.int8)}
         # The masks of the legal-action sets met so far (a few hundred kinds in a game), copied out.
         legal = tuple(game.legal_actions())
@@ -397,7 +412,7 @@ class raw_env(AECEnv, EzPickle):  # type: ignore[misc]  # noqa: N801 (PettingZoo
         """The seat ``agent`` sits in (``player_i`` sits in seat ``i``)."""
         return self._seat_of[agent]
 
-    def view(self, agent: str) -> dict[str, Any]:
+    def view(self, agent: str) -> View:
         """``game.view(seat)`` of ``agent``: what it may know as a structured dict (``uno_env.core.view``)."""
         game = self.game
         if game is None:
@@ -425,7 +440,7 @@ class raw_env(AECEnv, EzPickle):  # type: ignore[misc]  # noqa: N801 (PettingZoo
             return None
         seat = self._seat_of[self.agent_selection]
         text = render_table(self.game, seat, self._render_from)
-        self._render_from = len(self.game.state.log)
+        self._render_from = self.game.log_length
         if self.render_mode == "ansi":
             return text
         print(text + "\n")

@@ -35,12 +35,11 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, ValidationError
 
 from uno_env.core.cards import EDITIONS
-from uno_env.core.rules import SCORING_MODES, UNO_CALL_MODES
+from uno_env.core.rules import SCORING_MODES, UNO_CALL_MODES, EditionName, ScoringMode, UnoCallMode
 
 MAX_MESSAGE_BYTES = 8 * 1024 * 1024  # a saved game with its replay is far smaller; larger messages are refused
 MAX_TARGET = 100_000
-Edition = Literal["classic", "monster_high", "angry_birds", "masters_of_the_universe"]
-assert set(Edition.__args__) == set(EDITIONS)  # type: ignore[attr-defined]
+Edition = EditionName  # the core's one list of edition names
 
 
 class ProtocolError(ValueError):
@@ -57,9 +56,9 @@ class TableSettings(_Strict):
     edition: Edition = "classic"
     players: Annotated[int, Field(ge=2, le=10, description="table size")] = 4
     target_score: Annotated[int, Field(ge=1, le=MAX_TARGET)] = 500
-    uno_call: Literal["explicit", "auto"] = "explicit"
+    uno_call: UnoCallMode = "explicit"
     allow_bluff: bool = True
-    scoring: Literal["standard", "lowest"] = "standard"
+    scoring: ScoringMode = "standard"
     teams: bool = False
     elimination: bool = False
     stacking: bool = False

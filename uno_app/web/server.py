@@ -35,7 +35,6 @@ from pydantic import BaseModel
 
 from uno_env.core.cards import EDITIONS
 from uno_env.core.errors import UnoError
-from uno_env.render import FLAVOUR
 
 from . import protocol as P
 from .seats import offered
@@ -59,8 +58,8 @@ def options() -> dict[str, Any]:
     """What the page may offer: editions (colors, letters, special wild), opponents, rule choices."""
     editions = {
         name: {"title": ed.title, "colors": list(ed.colors), "letters": ed.letters,
-               "special": None if not ed.special_code else {
-                   "code": ed.special_code, "name": ed.special_name, "flavour": FLAVOUR.get(ed.special_code, "")},
+               "special": None if ed.special is None else {
+                   "code": ed.special.code, "name": ed.special.name, "flavour": ed.special.flavour},
                "symbol_value": ed.symbol_value}
         for name, ed in EDITIONS.items()
     }

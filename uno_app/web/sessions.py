@@ -3,8 +3,8 @@
 Every message the server sends about a game is built by one of two functions:
 
 * ``seat_payload(game, seat, cursor)``: for a person at ``seat``, from ``game.view(seat)``
-  and ``game.events(seat)`` only, so it never holds a card hidden from that seat (another
-  hand, the draw pile, a card drawn by someone else). ``game.determinize(seat)`` resamples
+  and ``game.events(seat, since=cursor)`` only, so it never holds a card hidden from that
+  seat (another hand, the draw pile, a card drawn by someone else). ``game.determinize(seat)`` resamples
   every hidden card and leaves it unchanged (tested).
 * ``full_payload(game, cursor)``: every hand revealed, for watching AI-only games and for
   replays of finished games, where nobody at the table is a person.
@@ -55,16 +55,16 @@ class ClientError(ValueError):
 
 
 def seat_payload(game: Game, seat: int, cursor: int) -> tuple[dict[str, Any], int]:
-    """What a person at ``seat`` is sent: the seat's view and its events from ``cursor`` on; and the new cursor."""
-    events = game.events(seat)
-    return {"view": game.view(seat), "events": events[cursor:]}, len(events)
+    """What a person at ``seat`` is sent: the seat's view and its events from event number ``cursor`` on;
+    and the new cursor (``game.log_length``). Only the new events are built."""
+    return {"view": game.view(seat), "events": game.events(seat, since=cursor)}, game.log_length
 
 
 def full_payload(game: Game, cursor: int) -> tuple[dict[str, Any], int]:
     """An all-hands-revealed table (watch, replay): the deciding seat's view, every hand, new events."""
-    events = game.events()
     seat = game.current_player
-    return {"view": game.view(0 if seat is None else seat), "hands": game.hands, "events": events[cursor:]}, len(events)
+    return ({"view": game.view(0 if seat is None else seat), "hands": game.hands, "events": game.events(since=cursor)},
+            game.log_length)
 
 
 def _seed(value: int | None) -> int:
@@ -498,7 +498,7 @@ class ReplaySession(Session):
             game, cursor = self._game_at(0), 0
         else:
             game = self._game_at(index - 1)
-            cursor = len(game.log)
+            cursor = game.log_length
             seat = replay.apply(game, index - 1)
             move = _move(game, seat, str(game.action(replay.actions[index - 1])),
                          replay.annotations[index - 1] if index - 1 < len(replay.annotations) else None, replay.agents)

@@ -29,13 +29,13 @@ from .errors import (
     UnoError,
 )
 from .game import DEFAULT_LOG_LIMIT, Game
-from .rules import Rules
+from .rules import EditionName, Rules, edition_name
 from .state import GameState, Phase, PublicState
 from .view import SeatView, View
 
 __all__ = [
     "ACTION_LAYOUT_VERSION", "DEFAULT_LOG_LIMIT", "MAX_PLAYERS", "MIN_PLAYERS", "NUM_ACTIONS", "Action",
-    "ActionTextError", "CardCodeError", "DeckError", "EDITIONS", "Edition", "Game", "GameFlowError",
+    "ActionTextError", "CardCodeError", "DeckError", "EDITIONS", "Edition", "EditionName", "Game", "GameFlowError",
     "GameState", "IllegalActionError", "Phase", "PublicState", "Rules", "RulesError", "SeatError", "SeatView", "SpecialWild",
-    "StateError", "UnoError", "View", "action_texts", "check_state", "stacked_deck",
+    "StateError", "UnoError", "View", "action_texts", "check_state", "edition_name", "stacked_deck",
 ]

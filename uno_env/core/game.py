@@ -416,7 +416,9 @@ class Game:
         legal = self._legal
         if legal is None:
             legal = self._legal = self._compute_legal()
-        if action.__class__ is not Action:
+        if type(action) is int:  # an id, as the envs pass it
+            action = self._actions[action] if 0 <= action < A.NUM_ACTIONS else self._coerce(action)
+        elif type(action) is not Action:
             action = self._coerce(action)
         if action not in legal:
             self._reject(action, legal)

@@ -12,6 +12,7 @@ EditionName = Literal["classic", "monster_high", "angry_birds", "masters_of_the_
 UnoCallMode = Literal["explicit", "auto"]
 ScoringMode = Literal["standard", "lowest"]
 
+EDITION_NAMES: tuple[EditionName, ...] = get_args(EditionName)
 UNO_CALL_MODES: tuple[UnoCallMode, ...] = get_args(UnoCallMode)
 SCORING_MODES: tuple[ScoringMode, ...] = get_args(ScoringMode)
 
@@ -95,8 +96,7 @@ class Rules:
                 f"unknown rule option(s) {', '.join(sorted(name[:40] for name in unknown))}; options are "
                 + ", ".join(option_names())
             )
-        if not isinstance(edition, str) or edition not in EDITIONS:
-            raise RulesError(f"unknown edition {short_repr(edition)}; editions are {', '.join(EDITIONS)}")
+        edition = edition_name(edition)
         if not is_table_size(num_players):
             raise RulesError(
                 f"num_players must be an int from {MIN_PLAYERS} to {MAX_PLAYERS}, got {short_repr(num_players)}")
@@ -150,6 +150,15 @@ class Rules:
     def replace(self, **changes: Any) -> Rules:
         """A copy with some options changed (validated again)."""
         return Rules.from_dict({**self.to_dict(), **changes})
+
+
+def edition_name(value: object) -> EditionName:
+    """``value`` as an edition name (for text read from data: configs, saves, command lines);
+    ``RulesError`` naming the editions when it is not one."""
+    for name in EDITION_NAMES:
+        if isinstance(value, str) and value == name:
+            return name
+    raise RulesError(f"unknown edition {short_repr(value)}; editions are {', '.join(EDITIONS)}")
 
 
 def option_names() -> list[str]:

@@ -394,9 +394,9 @@
     const pp = v.pending_player;
     switch (v.phase) {
       case "play": return v.penalty ? `Your turn: play a card or draw (${v.penalty} pending).` : "Your turn: play a card or draw.";
-      case "play_drawn": return `You drew ${v.drawn_card}: play it or keep it.`;
+      case "play_drawn": return v.legal_actions.length > 1 ? `You drew ${v.drawn_card}: play it or keep it.` : `You drew ${v.drawn_card}: it does not play here, so you keep it.`;
       case "choose_color": return "Name the colour to play next.";
-      case "give_away": return `"Urrrhhh!" Choose a colour to give away, one card to each player.`;
+      case "give_away": return `${ed().special ? ed().special.flavour + " " : ""}Choose a colour to give away, one card to each player.`;
       case "challenge": return `Player ${pp} played a Wild Draw Four on you (the colour was ${v.w4_prev_color}). Challenge or accept?`;
       case "uno": return m.uno.seconds_left !== null ? "One card left: press UNO! before the time runs out." : "One card left: call UNO?";
       case "catch": return `Player ${pp} has one card and did not call UNO! Catch them?`;
@@ -465,7 +465,7 @@
       case "pass": return [`${does(e.seat, "have", "has")} to draw but no card is left`];
       case "keep": return [`${does(e.seat, "keep")} the drawn card`];
       case "color": return [`${does(e.seat, "name")} ${e.color}`];
-      case "give": return [`"Urrrhhh!" ${does(e.seat, "give")} ${e.card || "a card"} to ${who(e.other)}`, "flavour"];
+      case "give": return [`${special ? special.flavour + " " : ""}${does(e.seat, "give")} ${e.card || "a card"} to ${who(e.other)}`, "flavour"];
       case "king_pig": return [`King Pig deals ${e.card} to ${who(e.seat)}`, "flavour"];
       case "greyskull": return [`By the power of Greyskull, ${does(e.seat, "draw")} 3 cards`, "flavour"];
       case "reshuffle": return ["The discard pile is shuffled into a new draw pile"];

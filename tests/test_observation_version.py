@@ -1,0 +1,106 @@
+"""Observation version 2 (the rule 3.4 ruling) and what version 1 checkpoints may read.
+
+Version 2 changed the meaning of the ``phase`` and ``drawn_card`` entries: ``play_drawn`` now
+follows every turn draw, a forced ``keep`` of a card that does not play included. The claim
+that lets version 1 checkpoints load (``COMPATIBLE_OBSERVATION_VERSIONS``) is tested here: the
+new observations come only at decisions with one legal action, so at every decision a policy
+really makes, the entries mean what they meant in version 1."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from agents import PPOAgent
+from agents.ppo_agent import METADATA_KEY, SHIPPED_DIR, CheckpointVersionError, read_checkpoint
+from tests.test_ppo_agent import _random_checkpoint, _raw_write
+from uno_env.core import EDITIONS, Game, Phase, Rules
+from uno_env.core.actions import KEEP
+from uno_env.observation import (
+    COMPATIBLE_OBSERVATION_VERSIONS,
+    OBSERVATION_VERSION,
+    action_mask,
+    observe,
+    split_observation,
+)
+
+
+def test_version_2_is_current_and_version_1_checkpoints_stay_readable() -> None:
+    assert OBSERVATION_VERSION == 2
+    assert COMPATIBLE_OBSERVATION_VERSIONS == (1, 2)
+
+
+@pytest.mark.parametrize("edition", list(EDITIONS))
+@pytest.mark.parametrize("until_playable", [False, True])
+def test_rule_3_4_new_play_drawn_observations_come_only_with_one_legal_action(edition: str,
+                                                                              until_playable: bool) -> None:
+    rules = Rules(edition=edition, num_players=3, draw_until_playable=until_playable)
+    rng = random.Random(11)
+    seen = {"choice": 0, "forced keep": 0}
+    for seed in range(6):
+        game = Game(rules, seed=seed)
+        while not game.is_round_over and sum(seen.values()) < 400:
+            legal = game.legal_actions()
+            seat = game.current_player
+            assert seat is not None
+            if game.phase == Phase.PLAY_DRAWN:
+                drawn = game.state.drawn_card
+                parts = split_observation(observe(game, seat))
+                assert np.flatnonzero(parts["phase"]).tolist() == [Phase.PLAY_DRAWN]
+                assert np.flatnonzero(parts["drawn_card"]).tolist() == [drawn]
+                if [int(a) for a in legal] == [KEEP]:
+                    seen["forced keep"] += 1  # version 2's new observation: nothing to choose
+                    assert not until_playable
+                else:  # a decision a policy makes: the drawn card plays, as in version 1
+                    assert int(legal[0]) == drawn
+                    seen["choice"] += 1
+                    if until_playable:
+                        assert len(legal) == 1  # 7.4: it must be played
+                    else:
+                        assert [int(a) for a in legal] == [drawn, KEEP]
+                assert action_mask(game, seat).sum() == len(legal)
+            game.step(rng.choice(legal))
+    assert seen["choice"] > 10 and (seen["forced keep"] > 10 or until_playable)
+
+
+def test_a_version_1_checkpoint_loads_and_plays_as_the_same_weights_at_version_2(tmp_path: Path) -> None:
+    current = _random_checkpoint(tmp_path / "v2.safetensors")
+    tensors, meta = read_checkpoint(current)
+    assert meta["observation_version"] == 2
+    old = tmp_path / "v1.safetensors"
+    _raw_write(old, tensors, {**meta, "observation_version": 1})
+    v1, v2 = PPOAgent.load(old), PPOAgent.load(current)
+    assert v1.metadata["observation_version"] == 1
+    game = Game(Rules(num_players=4), seed=5)
+    observations = []
+    rng = random.Random(5)
+    while not game.is_round_over and len(observations) < 60:
+        observations.append(observe(game, game.current_player))
+        game.step(rng.choice(game.legal_actions()))
+    batch = np.stack(observations)
+    assert np.array_equal(v1.logits(batch), v2.logits(batch))
+
+
+@pytest.mark.parametrize("version", [0, 3, True, 1.0, "1", None])
+def test_other_observation_versions_are_refused_naming_the_readable_ones(tmp_path: Path, version: object) -> None:
+    tensors, meta = read_checkpoint(_random_checkpoint(tmp_path / "good.safetensors"))
+    bad = tmp_path / "bad.safetensors"
+    _raw_write(bad, tensors, {**meta, "observation_version": version})
+    with pytest.raises(CheckpointVersionError, match=r"observation_version .* reads observation_version 1 or 2"):
+        PPOAgent.load(bad)
+
+
+def test_every_shipped_checkpoint_is_of_a_readable_version_and_loads() -> None:
+    shipped = sorted(SHIPPED_DIR.glob("*.safetensors"))
+    assert len(shipped) >= 4
+    for path in shipped:
+        from safetensors import safe_open
+
+        with safe_open(str(path), framework="numpy") as handle:
+            version = json.loads((handle.metadata() or {})[METADATA_KEY])["observation_version"]
+        assert version in COMPATIBLE_OBSERVATION_VERSIONS, path.name
+        assert PPOAgent.load(path).metadata["observation_version"] == version
