@@ -232,6 +232,26 @@ def test_an_sb3_model_zip_is_never_unpickled_and_the_error_says_what_is_allowed(
     assert not canary.exists()
 
 
+def test_a_warm_started_run_resumes_after_its_init_file_is_gone_and_a_fresh_one_is_refused(
+        finished_run: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import shutil
+
+    init = tmp_path / "init.safetensors"
+    shutil.copy(finished_run / "last.safetensors", init)
+    run_dir = tmp_path / "warm"
+    train(config_from_dict(_tiny(run_dir, total_steps=128, eval={"every": 0, "games": 2},
+                                 ppo={"init_from": str(init)})))
+    init.unlink()  # moved or deleted: the resumed weights come from resume/, not from it
+    main(["--resume", str(run_dir), "--total-steps", "256", "--no-progress"])
+    assert_complete(run_dir, 256)
+    assert load_config(run_dir / "config.yaml", resuming=True).ppo.init_from == str(init)  # kept as a record
+    with pytest.raises(SystemExit) as stopped:  # a fresh run needs it
+        main(["--config", str(run_dir / "config.yaml"), "--run-dir", str(tmp_path / "fresh")])
+    err = capsys.readouterr().err
+    assert stopped.value.code == 2 and "ppo.init_from" in err and str(init) in err
+    assert not (tmp_path / "fresh").exists()
+
+
 def test_resuming_with_another_network_is_refused_naming_the_mismatch(finished_run: Path, tmp_path: Path) -> None:
     run_dir = _copy(finished_run, tmp_path)
     config = load_config(run_dir / "config.yaml", {"run_dir": str(run_dir), "ppo.hidden": [32], "total_steps": 384})

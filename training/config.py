@@ -29,7 +29,7 @@ from uno_env.core import EDITIONS
 from uno_env.core.rules import EditionName, Rules, edition_name, option_names
 
 __all__ = ["BatchedConfig", "ConfigError", "EnvConfig", "EvalConfig", "ImitationConfig", "Matchup", "PPOConfig", "PoolConfig", "TrainConfig",
-           "commented_defaults", "config_from_dict", "load_config", "parse_overrides"]
+           "check_init_from", "commented_defaults", "config_from_dict", "load_config", "parse_overrides"]
 
 MAX_SEED = 2**32 - 1  # numpy's legacy seeding (``np.random.seed``) takes no more
 MAX_INT = 2**62  # any count beyond this overflows the int64 counters of numpy and torch
@@ -250,8 +250,12 @@ class TrainConfig:
 
 
 # ---------------------------------------------------------------------- strict loading
-def load_config(path: str | Path, overrides: dict[str, Any] | None = None) -> TrainConfig:
-    """Read a YAML config; ``overrides`` maps dotted keys (``ppo.n_envs``) to values; raises ConfigError."""
+def load_config(path: str | Path, overrides: dict[str, Any] | None = None, resuming: bool = False) -> TrainConfig:
+    """Read a YAML config; ``overrides`` maps dotted keys (``ppo.n_envs``) to values; raises ConfigError.
+
+    ``resuming``: the config of a run being resumed, whose weights come from its resume state, so
+    ``ppo.init_from`` (read only by a fresh run) is kept as a record and its file need not exist.
+    """
     import yaml
 
     path = Path(path)
@@ -272,7 +276,7 @@ def load_config(path: str | Path, overrides: dict[str, Any] | None = None) -> Tr
     for dotted, value in (overrides or {}).items():
         _override(data, dotted, value)
     try:
-        return config_from_dict(data)
+        return config_from_dict(data, resuming=resuming)
     except ConfigError as err:
         raise ConfigError(f"{path}: {err}") from None
 
@@ -308,10 +312,11 @@ def parse_overrides(pairs: list[str]) -> dict[str, Any]:
     return overrides
 
 
-def config_from_dict(data: dict[str, Any]) -> TrainConfig:
-    """Build and check a TrainConfig from plain data; raises ConfigError naming the key."""
+def config_from_dict(data: dict[str, Any], resuming: bool = False) -> TrainConfig:
+    """Build and check a TrainConfig from plain data; raises ConfigError naming the key (``resuming``:
+    as in ``load_config``)."""
     config: TrainConfig = _build(TrainConfig, data, "")
-    _check_semantics(config)
+    _check_semantics(config, check_init=not resuming)
     return config
 
 
@@ -403,6 +408,13 @@ def _check_agent(key: str, spec: str) -> None:
         raise ConfigError(f"{key}: {spec!r} plays from the keyboard; training needs agents that play by themselves")
 
 
+def check_init_from(c: TrainConfig) -> None:
+    """Raise ConfigError (key ``ppo.init_from``) unless the run's warm start, if any, is a loadable
+    checkpoint of its network (checked at load unless ``resuming``; a fresh start checks it again)."""
+    if c.ppo.init_from:
+        _check_init(c.ppo.init_from, c.ppo.hidden, c.ppo.activation, c.env.max_players)
+
+
 def _check_init(path: str, hidden: list[int], activation: str, max_players: int) -> None:
     """Raise ConfigError (key ``ppo.init_from``) unless ``path`` is a loadable checkpoint of this network."""
     from agents.ppo_agent import read_checkpoint
@@ -417,7 +429,7 @@ def _check_init(path: str, hidden: list[int], activation: str, max_players: int)
                           f"{theirs[2]}; this run has {list(hidden)}, {activation}, {max_players}")
 
 
-def _check_semantics(c: TrainConfig) -> None:
+def _check_semantics(c: TrainConfig, check_init: bool = True) -> None:
     """Value checks beyond types, each naming its key."""
     env = c.env
     if env.edition != "all":
@@ -481,7 +493,7 @@ def _check_semantics(c: TrainConfig) -> None:
     _positive("pool.snapshot_every", pool.snapshot_every)
     _positive("pool.size", pool.size)
     _positive("pool.baseline_only_steps", pool.baseline_only_steps, allow_zero=True)
-    if p.init_from:
+    if p.init_from and check_init:
         _check_init(p.init_from, p.hidden, p.activation, env.max_players)
     im = c.imitation
     if im.teacher:

@@ -53,7 +53,7 @@ def main(argv: list[str] | None = None) -> None:
         run_dir = Path(args.run_dir or config.output_dir())
         overrides["run_dir"] = str(run_dir)
         resume = (run_dir / "resume" / "state.json").exists()
-        config = load_config(run_dir / "config.yaml" if resume else args.config, overrides)
+        config = load_config(run_dir / "config.yaml" if resume else args.config, overrides, resuming=resume)
     except ConfigError as err:
         raise SystemExit(f"gpu_slice: {err}") from None
     if config.trainer != "batched":

@@ -78,6 +78,7 @@ from uno_env.files import atomic_write  # noqa: E402
 from .config import (  # noqa: E402
     ConfigError,
     TrainConfig,
+    check_init_from,
     commented_defaults,
     config_from_dict,
     load_config,
@@ -112,7 +113,7 @@ def _env_factory(config_data: dict[str, Any]) -> Any:
         torch.set_num_threads(1)
         from .pool import make_training_env
 
-        return make_training_env(config_from_dict(config_data))
+        return make_training_env(config_from_dict(config_data, resuming=True))  # checked already; envs read no weights
 
     return make
 
@@ -458,6 +459,7 @@ def train(config: TrainConfig, resume: bool = False, progress_bar: bool | None =
         return run_dir
     show = config.progress_bar if progress_bar is None else progress_bar
     if saved is None:
+        check_init_from(config)  # a fresh start (also a --resume with nothing saved) reads ppo.init_from
         run_dir.mkdir(parents=True, exist_ok=True)
         _write_config(run_dir, config)  # a resume writes it once its state is loaded: a refused one changes nothing
     with StopRequests() as stop:
@@ -602,7 +604,7 @@ def main(argv: list[str] | None = None, prog: str = "uno-env train") -> None:
         if args.run_dir or args.resume:
             overrides["run_dir"] = args.run_dir or args.resume
         source = Path(args.resume) / "config.yaml" if args.resume else Path(args.config)
-        config = load_config(source, overrides)
+        config = load_config(source, overrides, resuming=bool(args.resume))
         run_dir = config.output_dir()
         missing = None if config.trainer == "batched" else _missing_train_extra()
         if missing is not None:
