@@ -20,9 +20,9 @@ A spec is one of
 * a PPO checkpoint, read with ``safetensors`` (no pickle, so loading one runs no code):
 
   - ``ppo``: the shipped checkpoint that fits the table (``shipped_checkpoint``): among the
-    shipped checkpoints (``agents.ppo_agent.SHIPPED_DIR``) trained on the table's edition and size, the most
-    specialised (fewest editions x table sizes), between equals the one trained on round
-    points; else ``universal``. Classic at 2-4 players gets ``classic_points``, every other
+    shipped checkpoints (``agents.ppo_agent.SHIPPED_DIR``) trained on the table's edition and size, one
+    trained on round points first, then the most specialised (fewest editions x table sizes);
+    else ``universal``. Classic at 2-4 players gets ``classic_points``, every other
     table ``universal``. Without a table (``make_agent("ppo")``) it is ``universal``. A
     network fitted to imitate another agent (metadata ``imitates``: ``rule_net``) is never
     picked: it stands in for that agent in training; name it (``ppo:rule_net``).
@@ -128,9 +128,10 @@ def shipped_checkpoint(edition: str | None = None, num_players: int | None = Non
                        directory: Path | None = None) -> Path | None:
     """The checkpoint ``ppo`` plays at a table (see the module docstring), or None if there is none.
 
-    Among the readable checkpoints trained on ``edition`` and ``num_players``, the one trained
-    on the fewest editions x table sizes; between equals, one trained on round points
-    (``env.reward: score``, since points decide the whole games people play); then by name.
+    Among the readable checkpoints trained on ``edition`` and ``num_players``, one trained on
+    round points (``env.reward: score``: points decide the whole games people play, and a policy
+    trained on round wins alone loses them), then the one trained on the fewest editions x table
+    sizes, then by name.
     Without a table, or when none fits: ``universal.safetensors``, else the first ``universal*``.
     A checkpoint that ``imitates`` another agent (``rule_net``) is never chosen.
     """
@@ -148,7 +149,7 @@ def shipped_checkpoint(edition: str | None = None, num_players: int | None = Non
             if edition in editions and num_players in tables and not meta.get("imitates"):
                 env = (meta.get("config") or {}).get("env") or {}
                 on_points = isinstance(env, dict) and env.get("reward") == "score"
-                fits.append((len(editions) * len(tables), not on_points, path.name, path))
+                fits.append((not on_points, len(editions) * len(tables), path.name, path))
         if fits:
             return min(fits)[-1]
     preferred = folder / "universal.safetensors"

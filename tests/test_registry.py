@@ -170,6 +170,13 @@ def test_rule_issue_16_5_ppo_picks_the_tables_checkpoint(tmp_path: Path) -> None
     specialist = _tiny(tmp_path / "classic.safetensors", ["classic"], [2, 3, 4])
     points = _tiny(tmp_path / "classic_points.safetensors", ["classic"], [2, 3, 4], reward="score")
     assert shipped_checkpoint("classic", 4, tmp_path) == points
+    rounds_2p = _tiny(tmp_path / "classic_2p.safetensors", ["classic"], [2])  # more specialised, on round wins
+    assert shipped_checkpoint("classic", 2, tmp_path) == points  # points first: they decide whole games
+    points_2p = _tiny(tmp_path / "classic_2p_points.safetensors", ["classic"], [2], reward="score")
+    assert shipped_checkpoint("classic", 2, tmp_path) == points_2p  # then the most specialised
+    assert shipped_checkpoint("classic", 3, tmp_path) == points
+    points_2p.unlink()
+    rounds_2p.unlink()
     assert shipped_checkpoint("classic", 5, tmp_path) == universal
     assert shipped_checkpoint("monster_high", 2, tmp_path) == universal
     assert shipped_checkpoint(directory=tmp_path) == universal
