@@ -103,6 +103,18 @@ def test_shipped_configs_load() -> None:
         assert config.total_steps == meta["steps"] and config.seed == meta["seed"]
 
 
+def test_the_experiment_configs_in_docs_are_valid_configs() -> None:
+    """docs/experiments holds the training report's configs as run (resuming=True: an init_from file is a
+    record of where a run started; one of them, run D's, is not kept)."""
+    paths = sorted((ROOT / "docs" / "experiments").glob("*.yaml"))
+    assert len(paths) >= 6
+    for path in paths:
+        config = load_config(path, resuming=True)
+        assert config.trainer == "batched" and config.total_steps > 0
+        if config.ppo.init_from and "runs/" not in config.ppo.init_from:
+            load_config(path)  # a kept init file is checked too
+
+
 def test_edition_all_and_table_lists_are_sampled_per_episode() -> None:
     config = config_from_dict({"env": {"edition": "all", "num_players": [2, 3, 4, 5]}})
     env = make_training_env(config)
