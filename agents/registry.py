@@ -22,8 +22,8 @@ A spec is one of
   - ``ppo``: the shipped checkpoint that fits the table (``shipped_checkpoint``): among the
     shipped checkpoints (``agents.ppo_agent.SHIPPED_DIR``) trained on the table's edition and size, one
     trained on round points first, then the most specialised (fewest editions x table sizes);
-    else ``universal``. Classic at 2-4 players gets ``classic_points``, every other
-    table ``universal``. Without a table (``make_agent("ppo")``) it is ``universal``. A
+    else ``universal``. Classic at 2 players gets ``classic_2p_points``, at 3-4
+    ``classic_points``, every other table ``universal``. Without a table (``make_agent("ppo")``) it is ``universal``. A
     network fitted to imitate another agent (metadata ``imitates``: ``rule_net``) is never
     picked: it stands in for that agent in training; name it (``ppo:rule_net``).
   - ``ppo:NAME``: a shipped checkpoint by name (``ppo:classic``, ``ppo:universal``...).

@@ -193,6 +193,6 @@ def test_rule_issue_16_5_ppo_picks_the_tables_checkpoint(tmp_path: Path) -> None
 @needs_shipped
 def test_rule_issue_16_5_evaluate_ppo_plays_the_same_checkpoint_as_play() -> None:
     result = evaluate(["ppo", "rule"], Rules(edition="classic", num_players=2), games=2, max_decisions=3000)
-    assert result.labels[0] == f"ppo[{shipped_checkpoint('classic', 2).stem}]" == "ppo[classic_points]"  # type: ignore[union-attr]
+    assert result.labels[0] == f"ppo[{shipped_checkpoint('classic', 2).stem}]" == "ppo[classic_2p_points]"  # type: ignore[union-attr]
     result = evaluate(["ppo", "rule"], Rules(edition="monster_high", num_players=2), games=2, max_decisions=3000)
     assert result.labels[0] == "ppo[universal]"
