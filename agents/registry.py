@@ -139,7 +139,7 @@ def shipped_checkpoint(edition: str | None = None, num_players: int | None = Non
     if not folder.is_dir():
         return None
     if edition is not None and num_players is not None:
-        fits: list[tuple[int, bool, str, Path]] = []
+        fits: list[tuple[bool, int, str, Path]] = []
         for path in sorted(folder.glob("*.safetensors")):
             try:
                 _, meta = read_checkpoint(path)
