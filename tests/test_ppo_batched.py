@@ -349,3 +349,32 @@ def test_without_sb3_the_sb3_trainer_names_the_extra_and_the_batched_trainer(tmp
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert out.returncode == 1
     assert 'pip install "uno-env[train]"' in out.stderr and "trainer: batched" in out.stderr
+
+
+@pytest.mark.slow
+def test_gpu_slices_stop_on_time_with_a_checkpoint_and_the_next_resumes_even_without_the_init_file(
+        tmp_path: Path) -> None:
+    """training.gpu_slice on the CPU: a slice stops itself after --seconds (exit 0, a checkpoint, the same
+    command continues), the next resumes the run and here finishes it; a warm start's init file may be
+    gone by then (the weights come from resume/)."""
+    seed_run = train(config_from_dict(_tiny(tmp_path / "seed", total_steps=256)))
+    init = tmp_path / "init.safetensors"
+    init.write_bytes((seed_run / "last.safetensors").read_bytes())
+    run_dir = tmp_path / "run"
+    config = tmp_path / "slices.yaml"
+    config.write_text(yaml.safe_dump(_tiny(run_dir, total_steps=10_000_000, checkpoint_every=100_000,
+                                           ppo={"init_from": str(init)})), encoding="utf-8")
+    command = [sys.executable, "-m", "training.gpu_slice", "--config", str(config), "--device", "cpu"]
+    first = subprocess.run([*command, "--seconds", "8"], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert first.returncode == 0 and "Traceback" not in first.stderr, first.stderr
+    assert "(checkpoint written); run the same command to continue" in first.stderr
+    steps = json.loads((run_dir / "resume" / "state.json").read_text())["steps"]
+    assert steps > 0
+    init.unlink()
+    second = subprocess.run([*command, "--seconds", "300", "--total-steps", str(steps + 256)], cwd=ROOT,
+                            capture_output=True, text=True, timeout=300)
+    assert second.returncode == 0 and "Traceback" not in second.stderr, second.stderr
+    state = json.loads((run_dir / "resume" / "state.json").read_text())
+    assert f"{run_dir} complete" in second.stderr and state["complete"]
+    assert state["steps"] >= steps + 256 and state["resumed_at"] == [steps]
+

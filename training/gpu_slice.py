@@ -49,7 +49,7 @@ def main(argv: list[str] | None = None) -> None:
     if args.total_steps:
         overrides["total_steps"] = args.total_steps
     try:
-        config = load_config(args.config, overrides)
+        config = load_config(args.config, overrides, resuming=True)  # for the run's folder; checked below
         run_dir = Path(args.run_dir or config.output_dir())
         overrides["run_dir"] = str(run_dir)
         resume = (run_dir / "resume" / "state.json").exists()
