@@ -185,6 +185,8 @@ def test_text_and_files_that_are_not_replays(tmp_path: Any) -> None:
         handle.truncate(uno_env.replay.MAX_FILE_BYTES + 1)
     with pytest.raises(ReplayError, match="bytes"):
         Replay.load(path)
+    with pytest.raises(ReplayError, match="bytes"):  # endless, and its stated size is 0
+        Replay.load("/dev/zero")
 
 
 def test_labels_are_never_built_or_imported(good: dict[str, Any]) -> None:

@@ -27,6 +27,7 @@ from typing import Any, Union
 
 from uno_env.core import EDITIONS
 from uno_env.core.rules import EditionName, Rules, edition_name, option_names
+from uno_env.files import read_at_most
 
 __all__ = ["BatchedConfig", "ConfigError", "EnvConfig", "EvalConfig", "ImitationConfig", "Matchup", "PPOConfig", "PoolConfig", "TrainConfig",
            "check_init_from", "commented_defaults", "config_from_dict", "load_config", "parse_overrides"]
@@ -259,9 +260,8 @@ def load_config(path: str | Path, overrides: dict[str, Any] | None = None, resum
     import yaml
 
     path = Path(path)
-    with open(path, "rb") as handle:  # a bounded read: a config path may name a device or a huge file
-        raw = handle.read(MAX_CONFIG_BYTES + 1)
-    if len(raw) > MAX_CONFIG_BYTES:
+    raw = read_at_most(path, MAX_CONFIG_BYTES)  # a config path may name a device or a huge file
+    if raw is None:
         raise ConfigError(f"{path}: larger than {MAX_CONFIG_BYTES} bytes; a config is at most that")
     try:
         data = yaml.safe_load(raw.decode("utf-8")) or {}

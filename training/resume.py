@@ -40,7 +40,7 @@ from typing import Any
 
 import numpy as np
 
-from uno_env.files import atomic_path, atomic_write
+from uno_env.files import atomic_path, atomic_write, read_at_most
 
 __all__ = ["FORMAT", "FORMAT_VERSION", "ResumeError", "capture", "read_resume", "remove_stale_temporaries", "restore",
            "write_resume"]
@@ -200,9 +200,8 @@ def read_resume(run_dir: Path) -> tuple[dict[str, Any], dict[str, Any]] | None:
                               f"{allowed}; a pickled SB3 model.zip (earlier versions) is never loaded, since "
                               "loading a pickle can run code. Start the run again from its config")
         return None
-    with open(state_path, "rb") as handle:  # a bounded read: the path may name a device or a huge file
-        raw = handle.read(MAX_STATE_BYTES + 1)
-    if len(raw) > MAX_STATE_BYTES:
+    raw = read_at_most(state_path, MAX_STATE_BYTES)  # the path may name a device or a huge file
+    if raw is None:
         raise ResumeError(f"{state_path}: larger than {MAX_STATE_BYTES} bytes; not a resume state")
     try:
         state = json.loads(raw.decode("utf-8"), parse_constant=_refuse_constant)

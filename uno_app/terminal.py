@@ -55,7 +55,7 @@ from uno_env.core import EDITIONS, Game, Rules
 from uno_env.core import actions as A
 from uno_env.core.cards import KIND_COLOR, WILD, Edition
 from uno_env.core.errors import StateError, UnoError
-from uno_env.files import atomic_write
+from uno_env.files import atomic_write, read_at_most
 from uno_env.render import Line, Narrator, Part
 from uno_env.replay import Replay
 
@@ -202,11 +202,10 @@ def read_save(path: str | os.PathLike[str]) -> SavedGame:
     """
     where = os.fspath(path)
     try:
-        with open(path, "rb") as handle:
-            raw = handle.read(MAX_SAVE_BYTES + 1)
+        raw = read_at_most(path, MAX_SAVE_BYTES)
     except OSError as err:
         raise StateError(f"cannot read {where}: {err.strerror or err}") from None
-    if len(raw) > MAX_SAVE_BYTES:
+    if raw is None:
         raise StateError(f"{where} is larger than {MAX_SAVE_BYTES} bytes: not a saved game")
     try:
         data = json.loads(raw)

@@ -1,4 +1,4 @@
-"""Crash-safe file writes: every file the project writes goes through here.
+"""Crash-safe file writes (every file the project writes goes through here) and bounded reads.
 
 A write goes to a temporary file in the destination's folder, is flushed to disk, then renamed
 over the destination (``os.replace`` is atomic on POSIX and Windows). A crash, a full disk or a
@@ -17,6 +17,15 @@ give, not the ``0o600`` of ``tempfile``.
 b'written by a library that wants a path'
 >>> sorted(p.name for p in folder.iterdir())  # no temporary file left behind
 ['data.bin', 'save.json']
+
+``read_at_most`` reads a file the project loads (a save, a config, a resume state, a replay) without
+trusting its size: at most one byte past the limit is read, so a path naming a device
+(``/dev/zero``), a pipe or a huge file is refused instead of filling the memory.
+
+>>> read_at_most(folder / "save.json", 100)
+b'{"ok": true}'
+>>> read_at_most(folder / "save.json", 5) is None  # more than 5 bytes
+True
 """
 
 from __future__ import annotations
@@ -27,7 +36,7 @@ import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
-__all__ = ["atomic_path", "atomic_write"]
+__all__ = ["atomic_path", "atomic_write", "read_at_most"]
 
 
 def _umask() -> int:
@@ -65,3 +74,11 @@ def atomic_write(path: str | os.PathLike[str], data: str | bytes, encoding: str 
     payload = data.encode(encoding) if isinstance(data, str) else data
     with atomic_path(path) as tmp:
         tmp.write_bytes(payload)
+
+
+def read_at_most(path: str | os.PathLike[str], limit: int) -> bytes | None:
+    """The bytes of ``path``, or None when it holds more than ``limit`` (read: at most ``limit + 1``
+    bytes); ``OSError`` when it cannot be read."""
+    with open(path, "rb") as handle:
+        raw = handle.read(limit + 1)
+    return None if len(raw) > limit else raw

@@ -51,20 +51,19 @@ import math
 import os
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from uno_env.core import Game
 from uno_env.core.actions import NUM_ACTIONS, Action
 from uno_env.core.errors import GameFlowError, StateError, UnoError
-from uno_env.files import atomic_write
+from uno_env.files import atomic_write, read_at_most
 
 __all__ = ["MAX_ACTIONS", "MAX_FILE_BYTES", "REPLAY_FORMAT", "REPLAY_VERSION", "Recorder", "Replay", "ReplayError"]
 
 REPLAY_FORMAT = "uno_env.replay"
 REPLAY_VERSION = 1
 MAX_ACTIONS = 500_000  # a whole game of ten players to a high target stays far below this
-MAX_FILE_BYTES = 64 * 1024 * 1024  # ``Replay.load`` refuses larger files before reading them
+MAX_FILE_BYTES = 64 * 1024 * 1024  # ``Replay.load`` reads at most one byte more and refuses larger files
 MAX_TOP = 10  # probabilities kept per annotation
 MAX_LABEL = 80  # characters of an agent label or a meta string
 MAX_META = 32  # meta entries
@@ -163,11 +162,10 @@ class Replay:
     @classmethod
     def load(cls, path: str | os.PathLike[str]) -> Replay:
         """Read and validate a replay file; raises ``ReplayError`` (or ``OSError`` when unreadable)."""
-        path = Path(path)
-        size = path.stat().st_size
-        if size > MAX_FILE_BYTES:
-            raise _fail(f"{path} is {size} bytes; a replay is at most {MAX_FILE_BYTES}")
-        return cls.from_json(path.read_bytes())
+        raw = read_at_most(path, MAX_FILE_BYTES)  # not its stated size: a device or a pipe has none
+        if raw is None:
+            raise _fail(f"{os.fspath(path)} holds more than {MAX_FILE_BYTES} bytes; a replay is at most that")
+        return cls.from_json(raw)
 
     @classmethod
     def from_json(cls, text: str | bytes) -> Replay:
