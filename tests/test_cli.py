@@ -36,7 +36,7 @@ def run_cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[
 
 
 # ---------------------------------------------------------------------- uno-env --help, --version
-def test_rule_issue_16_9_help_lists_every_command_with_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+def test_help_lists_every_command_with_one_line(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as exit_:
         cli.main(["--help"])
     assert exit_.value.code == 0
@@ -101,7 +101,7 @@ def test_serve_without_the_web_libraries_says_what_to_install(
 
 
 # ---------------------------------------------------------------------- play's help claims
-def test_rule_issue_16_13_the_card_legend_reads_as_the_editions_do() -> None:
+def test_the_card_legend_reads_as_the_editions_do() -> None:
     legend = terminal.card_legend()
     classic = EDITIONS["classic"]
     for code, color, rank in re.findall(r"\b([RGBY][0-9SRD]) (red|green|blue|yellow) (\d|Skip|Reverse|Draw Two)",
@@ -122,7 +122,7 @@ MAPPING = ("classic_2p_points for classic at 2 players, classic_points at 3-4, u
 
 
 @pytest.mark.skipif(not (SHIPPED_DIR / "classic_points.safetensors").is_file(), reason="no shipped checkpoints")
-def test_rule_issue_16_5_the_ppo_help_names_the_checkpoint_each_table_gets() -> None:
+def test_the_ppo_help_names_the_checkpoint_each_table_gets() -> None:
     assert MAPPING in terminal.PPO_HELP
     assert MAPPING in \
         evaluate_cli.build_parser().epilog.replace("\n  ", " ")
@@ -151,7 +151,7 @@ def test_rule_issue_16_5_the_ppo_help_names_the_checkpoint_each_table_gets() -> 
         (["--rule", "nonsense=1"], "nonsense"),
     ],
 )
-def test_rule_issue_13_8_evaluate_refuses_bad_arguments_before_playing(tmp_path: Path, args: list[str],
+def test_evaluate_refuses_bad_arguments_before_playing(tmp_path: Path, args: list[str],
                                                                        message: str) -> None:
     out = run_cli("evaluate", "--agents", "rule", "random", *args, cwd=tmp_path)
     assert out.returncode == 2, out.stderr
@@ -160,7 +160,7 @@ def test_rule_issue_13_8_evaluate_refuses_bad_arguments_before_playing(tmp_path:
     assert sorted(p.name for p in tmp_path.iterdir()) == []  # and nothing written
 
 
-def test_rule_issue_13_8_an_unwritable_out_folder_is_refused_before_playing(tmp_path: Path) -> None:
+def test_an_unwritable_out_folder_is_refused_before_playing(tmp_path: Path) -> None:
     locked = tmp_path / "locked"
     locked.mkdir()
     locked.chmod(0o500)
@@ -194,7 +194,7 @@ def test_evaluate_writes_reports_and_plot(tmp_path: Path) -> None:
 
 
 # ---------------------------------------------------------------------- evaluate: progress
-def test_rule_issue_16_10_evaluate_shows_progress_when_stderr_is_not_a_terminal(tmp_path: Path) -> None:
+def test_evaluate_shows_progress_when_stderr_is_not_a_terminal(tmp_path: Path) -> None:
     out = run_cli("evaluate", "--agents", "rule", "random", "--games", "4", cwd=tmp_path)
     assert out.returncode == 0
     lines = out.stderr.splitlines()

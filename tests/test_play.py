@@ -276,7 +276,7 @@ def test_play_load_rejects_a_bad_file_cleanly(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow  # several subprocesses
-def test_rule_issue_13_1_a_saved_games_opponents_never_run_code(tmp_path: Path) -> None:
+def test_a_saved_games_opponents_never_run_code(tmp_path: Path) -> None:
     import subprocess
 
     hostile = "ctypes._aix:Popen:args='touch PWNED',shell=True"
@@ -525,7 +525,7 @@ def _save(tmp_path: Path, **changes: object) -> Path:
         ({"game": None}, "is not a saved game"),
     ],
 )
-def test_rule_issue_13_9_a_bad_save_is_a_typed_error_and_changes_nothing(tmp_path: Path, changes: dict[str, object],
+def test_a_bad_save_is_a_typed_error_and_changes_nothing(tmp_path: Path, changes: dict[str, object],
                                                                           message: str) -> None:
     path = _save(tmp_path, **changes)
     before = path.read_bytes()
@@ -535,7 +535,7 @@ def test_rule_issue_13_9_a_bad_save_is_a_typed_error_and_changes_nothing(tmp_pat
     assert path.read_bytes() == before
 
 
-def test_rule_issue_13_9_malformed_files_are_typed_errors(tmp_path: Path) -> None:
+def test_malformed_save_files_are_typed_errors(tmp_path: Path) -> None:
     path = tmp_path / "x.json"
     for text, message in [("not json", "not JSON"), ("[1, 2]", "expected a JSON object"),
                           ("[" * 100_000 + "]" * 100_000, "not JSON")]:
@@ -548,7 +548,7 @@ def test_rule_issue_13_9_malformed_files_are_typed_errors(tmp_path: Path) -> Non
 
 
 @pytest.mark.slow  # several subprocesses
-def test_rule_issue_13_9_play_load_refuses_a_bad_save_in_one_line(tmp_path: Path) -> None:
+def test_play_load_refuses_a_bad_save_in_one_line(tmp_path: Path) -> None:
     import subprocess
 
     for changes in ({"human_seat": None}, {"seed": [1]}, {"opponents": [1]}):
@@ -567,7 +567,7 @@ def _session(tmp_path: Path, *args: str) -> tuple[PlaySession, io.StringIO]:
     return setup(build_parser().parse_args(argv), console), buffer
 
 
-def test_rule_issue_13_3_a_failed_save_leaves_the_old_save_whole(tmp_path: Path,
+def test_a_failed_save_leaves_the_old_save_whole(tmp_path: Path,
                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
     session, buffer = _session(tmp_path)
     target = tmp_path / "uno-save.json"
@@ -588,7 +588,7 @@ def test_rule_issue_13_3_a_failed_save_leaves_the_old_save_whole(tmp_path: Path,
     assert sorted(p.name for p in tmp_path.iterdir()) == ["uno-save.json"]  # no temporary file left
 
 
-def test_rule_issue_16_5_opponents_are_labelled_with_what_they_are(tmp_path: Path) -> None:
+def test_opponents_are_labelled_with_what_they_are(tmp_path: Path) -> None:
     _tiny_checkpoint(tmp_path / "universal.safetensors", max_players=4)
     session, buffer = _session(tmp_path, "--opponents", "ppo,random,rule:challenge=false", "--checkpoints",
                                str(tmp_path))

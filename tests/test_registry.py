@@ -138,7 +138,7 @@ def _tiny(path: Path, editions: list[str], tables: list[int], reward: str = "win
     return path
 
 
-def test_rule_issue_16_1_ppo_path_and_path_option_parse_the_same(tmp_path: Path) -> None:
+def test_ppo_path_and_path_option_parse_the_same(tmp_path: Path) -> None:
     path = _tiny(tmp_path / "mine.safetensors", ["classic"], [2])
     for spec in (f"ppo:{path}", f"ppo:path={path}", f"ppo:{path},deterministic=false"):
         agent = make_agent(spec)
@@ -165,7 +165,7 @@ def test_a_file_that_is_not_a_checkpoint_is_a_typed_error(tmp_path: Path) -> Non
             make_agent(spec)
 
 
-def test_rule_issue_16_5_ppo_picks_the_tables_checkpoint(tmp_path: Path) -> None:
+def test_ppo_picks_the_tables_checkpoint(tmp_path: Path) -> None:
     universal = _tiny(tmp_path / "universal.safetensors", ["classic", "monster_high"], list(range(2, 11)))
     specialist = _tiny(tmp_path / "classic.safetensors", ["classic"], [2, 3, 4])
     points = _tiny(tmp_path / "classic_points.safetensors", ["classic"], [2, 3, 4], reward="score")
@@ -191,7 +191,7 @@ def test_rule_issue_16_5_ppo_picks_the_tables_checkpoint(tmp_path: Path) -> None
 
 
 @needs_shipped
-def test_rule_issue_16_5_evaluate_ppo_plays_the_same_checkpoint_as_play() -> None:
+def test_evaluate_ppo_plays_the_same_checkpoint_as_play() -> None:
     result = evaluate(["ppo", "rule"], Rules(edition="classic", num_players=2), games=2, max_decisions=3000)
     assert result.labels[0] == f"ppo[{shipped_checkpoint('classic', 2).stem}]" == "ppo[classic_2p_points]"  # type: ignore[union-attr]
     result = evaluate(["ppo", "rule"], Rules(edition="monster_high", num_players=2), games=2, max_decisions=3000)
