@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo test test-fast test-eco bench lint clean
+.PHONY: demo test test-fast test-eco bench lint docs clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -17,9 +17,9 @@ $(VENV)/.installed: pyproject.toml | $(BIN)/python
 demo: $(VENV)/.installed
 	$(BIN)/python -m training.quickstart
 
-## test: set up and run the whole test suite
+## test: set up and run the whole test suite (the 20 slowest tests listed at the end)
 test: $(VENV)/.installed
-	$(BIN)/python -m pytest -q -n 2
+	$(BIN)/python -m pytest -q -n 2 --durations=20
 
 ## test-fast: the suite without the tests marked slow (under a minute on 2 cores), for day-to-day work
 test-fast: $(VENV)/.installed
@@ -45,9 +45,14 @@ bench: $(VENV)/.installed
 	$(BIN)/python -m benchmarks.bench_env
 	$(BIN)/python -m benchmarks.bench_batched
 
+## docs: build the documentation site into docs/_build/html (warnings are errors); open docs/_build/html/index.html
+docs: $(VENV)/.installed
+	$(BIN)/python -m sphinx -q -W --keep-going -b html docs docs/_build/html
+
+## lint: ruff and mypy --strict
 lint: $(VENV)/.installed
 	$(BIN)/python -m ruff check uno_env agents training uno_app tests benchmarks examples
 	$(BIN)/python -m mypy
 
 clean:
-	rm -rf $(VENV) build *.egg-info
+	rm -rf $(VENV) build *.egg-info docs/_build

@@ -223,8 +223,10 @@ class RuleAgent(Agent):
     Naming a color: ``color_count_weight`` x its cards of the color + their points / 200 +
         the block value of that color for the player who moves next (after a Wild Draw Four
         at a bigger table, the player after them).
+
     Urrrhhh give-away: the color it holds most cards of (then most points): sheds most.
     UNO: always calls. Catch: always (the offender draws two; catching never costs).
+
     Challenge of a Wild Draw Four: never when the rules forbid bluffs or when it knows the
         player lacks the previous color; always when it has seen a card of that color in
         their hand; otherwise p = (chance their hidden cards hold the previous color,
