@@ -15,7 +15,9 @@ from typing import Any
 
 import numpy as np
 import pytest
-import torch
+
+torch = pytest.importorskip("torch", reason="the batched engine needs torch: pip install torch==2.13.0")
+# ruff: noqa: E402  (the imports below need torch, so they follow the skip)
 
 from tests.batched_reference import EngineShuffle, Lockstep, normalised
 from tests.helpers import table_position

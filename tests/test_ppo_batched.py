@@ -13,7 +13,8 @@ from typing import Any
 
 import numpy as np
 import pytest
-import torch
+
+torch = pytest.importorskip("torch", reason="the batched engine needs torch: pip install torch==2.13.0")
 
 pytest.importorskip("yaml")
 
