@@ -173,6 +173,7 @@ def test_observation_matches_documented_layout_and_bounds(edition: str, n: int, 
     assert checked > 50
 
 
+@pytest.mark.slow  # 2.75 s alone here
 def test_encoder_cache_is_safe_across_interleaved_games_and_copies() -> None:
     """The discard-pile cache must never leak between games, clones, saves and reshuffles."""
     rules = Rules(edition="monster_high", num_players=3)
