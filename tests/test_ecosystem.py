@@ -1,4 +1,4 @@
-"""The env as other libraries and the README use it: the README's loop, the parallel API, agents on the env."""
+"""The env as other libraries and the docs use it: the env page's loop, the parallel API, agents on the env."""
 
 from __future__ import annotations
 
@@ -15,19 +15,19 @@ from pettingzoo.utils.conversions import aec_to_parallel, turn_based_aec_to_para
 import uno_env
 from agents import HumanAgent, ISMCTSAgent, RuleAgent
 
-README = Path(__file__).resolve().parent.parent / "README.md"
+ENV_PAGE = Path(__file__).resolve().parent.parent / "docs" / "env.md"  # the site's env page
 
 
-def readme_block(marker: str) -> str:
-    """The README's python code block that contains ``marker``."""
-    blocks = re.findall(r"```python\n(.*?)```", README.read_text(), re.DOTALL)
+def env_page_block(marker: str) -> str:
+    """The env page's python code block that contains ``marker``."""
+    blocks = re.findall(r"```python\n(.*?)```", ENV_PAGE.read_text(), re.DOTALL)
     matches = [b for b in blocks if marker in b]
-    assert len(matches) == 1, f"{len(matches)} README blocks contain {marker!r}"
+    assert len(matches) == 1, f"{len(matches)} blocks of docs/env.md contain {marker!r}"
     return matches[0]
 
 
-def test_readme_pettingzoo_loop_replays_identically_in_fresh_interpreters() -> None:
-    code = readme_block("env.action_space(agent).seed(")
+def test_env_page_pettingzoo_loop_replays_identically_in_fresh_interpreters() -> None:
+    code = env_page_block("env.action_space(agent).seed(")
     runs = [subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=300)
             for _ in range(2)]
     assert runs[0].stdout == runs[1].stdout and runs[0].stdout.strip()
@@ -35,8 +35,8 @@ def test_readme_pettingzoo_loop_replays_identically_in_fresh_interpreters() -> N
     assert turns > 10
 
 
-def test_readme_registry_block_runs_in_a_fresh_interpreter() -> None:
-    code = readme_block("uno_env.register_envs()")
+def test_env_page_registry_block_runs_in_a_fresh_interpreter() -> None:
+    code = env_page_block("uno_env.register_envs()")
     if not hasattr(__import__("pettingzoo"), "make"):
         pytest.skip("this PettingZoo (before 1.27) has no registry")
     out = subprocess.run([sys.executable, "-c", code + "\nprint(aec.unwrapped.rules.edition, type(single).__name__)"],
@@ -46,9 +46,9 @@ def test_readme_registry_block_runs_in_a_fresh_interpreter() -> None:
 
 
 @pytest.mark.slow
-def test_readme_single_agent_snippet_trains_with_one_torch_thread() -> None:
+def test_env_page_single_agent_snippet_trains_with_one_torch_thread() -> None:
     pytest.importorskip("sb3_contrib", reason="sb3-contrib is not installed (the train extra)")
-    code = readme_block("MaskablePPO(") + "\nprint(torch.get_num_threads(), model.num_timesteps)"
+    code = env_page_block("MaskablePPO(") + "\nprint(torch.get_num_threads(), model.num_timesteps)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False, timeout=600)
     assert out.returncode == 0, out.stderr
     assert out.stdout.split()[-2:] == ["1", "512"]
