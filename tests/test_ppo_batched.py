@@ -264,6 +264,7 @@ def test_batched_config_refusals_name_the_key(change: dict[str, Any], key: str) 
 
 
 # ---------------------------------------------------------------------- whole runs
+@pytest.mark.slow  # 2.2 s alone here
 def test_a_tiny_run_writes_checkpoints_ppoagent_plays_with_the_trained_policys_logits(tmp_path: Path) -> None:
     run_dir = train(config_from_dict(_tiny(tmp_path / "run")))
     state, tensors = read_resume(run_dir)  # type: ignore[misc]
@@ -340,6 +341,7 @@ def test_ctrl_c_checkpoints_a_batched_run_without_sb3_and_it_resumes(tmp_path: P
     assert json.loads((resumed / "resume" / "state.json").read_text())["resumed_at"] == [steps]
 
 
+@pytest.mark.slow  # 3.1 s alone here
 def test_without_sb3_the_sb3_trainer_names_the_extra_and_the_batched_trainer(tmp_path: Path) -> None:
     config = tmp_path / "c.yaml"
     config.write_text("total_steps: 64\n", encoding="utf-8")

@@ -53,6 +53,7 @@ def test_rule_net_config_loads_and_covers_every_edition_table_size_and_rule_opti
     assert not config.ppo.privileged_critic
 
 
+@pytest.mark.slow  # 3.5 s alone here
 def test_a_tiny_imitation_only_fit_writes_a_loadable_checkpoint(tmp_path: Path) -> None:
     from training.rule_net import fit
 

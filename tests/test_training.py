@@ -507,6 +507,7 @@ def test_a_sharded_run_trains_the_same_weights_as_a_single_process_run(tmp_path:
     assert all(np.array_equal(weights[0][k], weights[1][k]) for k in weights[0])
 
 
+@pytest.mark.slow  # 3.0 s alone here
 def test_ship_copies_the_checkpoint_with_a_reproducing_config_and_its_evaluation(tmp_path: Path) -> None:
     from training.ship import main as ship
 
