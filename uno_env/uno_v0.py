@@ -216,7 +216,7 @@ def env(**kwargs: Any) -> AECEnv:
     return aec
 
 
-class _BoundAttributes:
+class BoundAttributes:
     """Reads the episode's attributes from the bare env in one hop.
 
     PettingZoo's ``BaseWrapper`` forwards every attribute it lacks through ``__getattr__``, one
@@ -261,15 +261,15 @@ class _BoundAttributes:
         return self._bare._cumulative_rewards
 
 
-class TerminateIllegalWrapper(_BoundAttributes, wrappers.TerminateIllegalWrapper):  # type: ignore[misc]
-    """PettingZoo's ``TerminateIllegalWrapper`` with the episode's attributes bound (``_BoundAttributes``)."""
+class TerminateIllegalWrapper(BoundAttributes, wrappers.TerminateIllegalWrapper):  # type: ignore[misc]
+    """PettingZoo's ``TerminateIllegalWrapper`` with the episode's attributes bound (``BoundAttributes``)."""
 
 
-class OrderEnforcingWrapper(_BoundAttributes, wrappers.OrderEnforcingWrapper):  # type: ignore[misc]
-    """PettingZoo's ``OrderEnforcingWrapper`` with the episode's attributes bound (``_BoundAttributes``)."""
+class OrderEnforcingWrapper(BoundAttributes, wrappers.OrderEnforcingWrapper):  # type: ignore[misc]
+    """PettingZoo's ``OrderEnforcingWrapper`` with the episode's attributes bound (``BoundAttributes``)."""
 
 
-class AssertOutOfBoundsWrapper(_BoundAttributes, wrappers.AssertOutOfBoundsWrapper):  # type: ignore[misc]
+class AssertOutOfBoundsWrapper(BoundAttributes, wrappers.AssertOutOfBoundsWrapper):  # type: ignore[misc]
     """PettingZoo's out-of-bounds check as a typed error: ``IllegalActionError``, also under ``python -O``.
 
     An action that is not an integer id (``55.0``, ``"55"``, ``None`` for an agent that must act)
