@@ -1,4 +1,4 @@
-"""RLlib as its docs show (examples/rllib_action_masking.py): train, write an RLlib checkpoint, resume from it.
+"""RLlib as its docs show (examples/ecosystem/rllib_action_masking.py): train, write an RLlib checkpoint, resume from it.
 
 Needs the ``eco`` extra; skipped, with the reason, where Ray or RLlib is missing.
 """
@@ -17,7 +17,7 @@ pytest.importorskip("torch", reason="torch is not installed")
 
 pytestmark = pytest.mark.slow
 ROOT = Path(__file__).resolve().parent.parent
-spec = importlib.util.spec_from_file_location("rllib_example", ROOT / "examples" / "rllib_action_masking.py")
+spec = importlib.util.spec_from_file_location("rllib_example", ROOT / "examples" / "ecosystem" / "rllib_action_masking.py")
 assert spec is not None and spec.loader is not None
 example = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(example)

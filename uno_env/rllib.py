@@ -17,7 +17,7 @@ as float32 (what the module adds to its logits' log), so with RLlib's own wrappe
     env = PettingZooEnv(rllib_observations(uno_env.env(num_players=2)))
 
 is the whole env an RLlib user needs for seat-based multi-agent training
-(``examples/rllib_action_masking.py`` trains, checkpoints and resumes with it).
+(``examples/ecosystem/rllib_action_masking.py`` trains, checkpoints and resumes with it).
 """
 
 from __future__ import annotations

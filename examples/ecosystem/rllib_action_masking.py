@@ -2,7 +2,7 @@
 
 Run (``eco`` extra; ``pip install torch==2.13.0`` first)::
 
-    python examples/rllib_action_masking.py --iterations 2 --checkpoint /tmp/uno_rllib
+    python examples/ecosystem/rllib_action_masking.py --iterations 2 --checkpoint /tmp/uno_rllib
 
 Every seat of a 2-player table shares one policy, RLlib's example
 ``ActionMaskingTorchRLModule``; ``uno_env.rllib_observations`` gives the env's observations the
