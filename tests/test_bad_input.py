@@ -25,6 +25,7 @@ from uno_env.core import (
     Rules,
     RulesError,
     StateError,
+    UnknownOptionError,
     stacked_deck,
 )
 
@@ -170,12 +171,14 @@ def test_unparsable_text_names_the_edition_colors_and_letters():
     ],
 )
 def test_bad_rule_option_says_what_is_allowed(options, allowed):
-    raises_exactly(RulesError, Rules, match=allowed, **options)
+    # An unknown keyword is also a TypeError, Python's error for an unexpected argument.
+    expected = UnknownOptionError if allowed.startswith("unknown rule option") else RulesError
+    raises_exactly(expected, Rules, match=allowed, **options)
 
 
 def test_rules_from_dict_needs_a_mapping_of_known_options():
     raises_exactly(RulesError, Rules.from_dict, ["classic"], match="rules must be a mapping of options")
-    raises_exactly(RulesError, Rules.from_dict, {"edition": "classic", "colour": "red"}, match="options are")
+    raises_exactly(UnknownOptionError, Rules.from_dict, {"edition": "classic", "colour": "red"}, match="options are")
     assert Rules.from_dict(Rules(num_players=3).to_dict()) == Rules(num_players=3)
 
 

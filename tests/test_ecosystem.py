@@ -111,3 +111,31 @@ def test_human_agent_reads_the_view_through_the_env() -> None:
     action = human.act(env.last()[0], env.view(agent_name))
     env.step(action)
     assert shown and env.unwrapped.turns == 1
+
+
+def test_rllib_observations_key_the_env_for_rllibs_masking_module() -> None:
+    """``uno_env.rllib_observations``: RLlib's ActionMaskingTorchRLModule reads 'observations' and a float 'action_mask'.
+
+    (PettingZoo's ``api_test`` samples with the mask, which Gymnasium wants as int8, so it does not apply.)
+    """
+    import doctest
+
+    import uno_env.rllib
+
+    assert doctest.testmod(uno_env.rllib).failed == 0
+    aec = uno_env.rllib_observations(uno_env.env(num_players=3, episode="round"))
+    aec.reset(seed=4)
+    bare = aec.unwrapped
+    for agent in aec.possible_agents:
+        obs, space = aec.observe(agent), aec.observation_space(agent)
+        assert set(obs) == {"observations", "action_mask"} and space.contains(obs)
+        assert obs["action_mask"].dtype == np.float32
+        assert np.array_equal(obs["action_mask"], bare.observe(agent)["action_mask"])
+        assert np.array_equal(obs["observations"], bare.observe(agent)["observation"])
+    assert aec.observation_space("player_0") is aec.observation_space("player_0")
+    for _agent in aec.agent_iter(max_iter=2_000):
+        obs, _, term, trunc, _ = aec.last()
+        legal = np.flatnonzero(obs["action_mask"])
+        aec.step(None if term or trunc else int(legal[0]))
+        if not term and not trunc:
+            assert aec.observation_space(aec.agent_selection).contains(aec.observe(aec.agent_selection))

@@ -11,6 +11,7 @@ import warnings
 from collections.abc import Callable
 from typing import Any
 
+import gymnasium
 import numpy as np
 import pettingzoo
 import pytest
@@ -187,7 +188,7 @@ def test_pettingzoo_style_module_layout() -> None:
     assert uno_env.env is module.env and uno_env.raw_env is module.raw_env
     assert type(module) is types.ModuleType and not callable(module)
     assert isinstance(uno_env.env(num_players=2), wrappers.OrderEnforcingWrapper)
-    assert type(uno_env.env(num_players=2)) is wrappers.OrderEnforcingWrapper  # the stock wrappers
+    assert type(uno_env.env(num_players=2)) is module.OrderEnforcingWrapper  # stock checks, attributes bound
     assert not any(type(f).__module__.startswith("uno_env") for f in sys.meta_path)  # no import hook
 
 
@@ -520,12 +521,18 @@ def test_wrapped_env_illegal_action_ends_episode_with_penalty() -> None:
     assert finals == {a: (-1.0 if a == agent else 0.0) for a in env.possible_agents}
 
 
-def test_wrapped_env_still_asserts_actions_out_of_bounds() -> None:
+def test_wrapped_env_refuses_actions_out_of_bounds_and_non_integers_with_illegal_action_error() -> None:
+    """The README's promise holds for env() as for raw_env(): a typed error, nothing changed (also under -O)."""
     env = uno_env.env(num_players=3)
     env.reset(seed=0)
-    for bad in (NUM_ACTIONS, -1, 2.5, "draw", np.int64(NUM_ACTIONS)):
-        with pytest.raises(AssertionError):
+    agent = env.agent_selection
+    before = env.observe(agent)
+    for bad in (NUM_ACTIONS, -1, 2.5, 55.0, "55", "draw", b"55", None, True, np.float32(55), np.int64(NUM_ACTIONS)):
+        with pytest.raises(IllegalActionError):
             env.step(bad)
+    after = env.observe(agent)
+    assert env.agent_selection == agent and env.unwrapped.turns == 0 and not any(env.terminations.values())
+    assert np.array_equal(before["observation"], after["observation"])
     legal = np.flatnonzero(env.observe(env.agent_selection)["action_mask"])
     env.step(np.int64(legal[0]))  # numpy integers are actions too
     assert env.unwrapped.turns == 1
@@ -621,3 +628,56 @@ def test_docstring_examples_run() -> None:
     for module in (env_module, single_agent_module):
         result = doctest.testmod(module)
         assert result.attempted >= 3 and result.failed == 0
+
+
+def test_wrapped_env_refuses_bad_actions_with_illegal_action_error_under_python_optimize() -> None:
+    code = ("import uno_env\nfrom uno_env.core import IllegalActionError\n"
+            "env = uno_env.env(num_players=2)\nenv.reset(seed=0)\n"
+            "for bad in (55.0, '55', None, 999):\n"
+            "    try:\n        env.step(bad)\n    except IllegalActionError:\n        print('refused')\n")
+    out = subprocess.run([sys.executable, "-O", "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["refused"] * 4
+
+
+def test_wrapped_env_binds_the_episode_attributes_instead_of_forwarding_them(monkeypatch: pytest.MonkeyPatch) -> None:
+    """last(), agent_iter() and the wrappers' checks never go through BaseWrapper.__getattr__ once reset."""
+    env = uno_env.env(num_players=3, episode="round")
+    env.reset(seed=2)
+    forwarded: list[str] = []
+    original = wrappers.BaseWrapper.__getattr__
+
+    def counting(self: Any, name: str) -> Any:
+        forwarded.append(name)
+        return original(self, name)
+
+    monkeypatch.setattr(wrappers.BaseWrapper, "__getattr__", counting)
+    rng = random.Random(2)
+    for _agent in env.agent_iter(max_iter=300):
+        obs, _, term, trunc, _ = env.last()
+        env.step(None if term or trunc else rng.choice(np.flatnonzero(obs["action_mask"]).tolist()))
+    assert forwarded == []
+
+
+def test_infos_mask_gives_every_agent_its_action_mask() -> None:
+    env = uno_env.env(num_players=3, episode="round", infos="mask")
+    env.reset(seed=5)
+    rng = random.Random(5)
+    for agent in env.agent_iter():
+        obs, _, term, trunc, info = env.last()
+        for other in env.agents:
+            assert set(env.infos[other]) == {"action_mask"}
+            assert env.infos[other]["action_mask"].dtype == np.int8
+            assert np.array_equal(env.infos[other]["action_mask"], env.unwrapped.observe(other)["action_mask"])
+        assert np.array_equal(info["action_mask"], obs["action_mask"]) and agent == env.agent_selection
+        env.step(None if term or trunc else rng.choice(np.flatnonzero(obs["action_mask"]).tolist()))
+
+
+def test_unknown_keyword_is_a_type_error_and_a_rules_error_wherever_the_env_takes_keywords() -> None:
+    from uno_env.core import RulesError, UnknownOptionError
+
+    for make in (uno_env.env, uno_env.raw_env, uno_env.SingleAgentEnv):
+        with pytest.raises(TypeError, match="unknown rule option.*frameskip") as caught:
+            make(num_players=2, frameskip=4)
+        assert isinstance(caught.value, RulesError) and isinstance(caught.value, UnknownOptionError)
+    with pytest.raises(TypeError, match="frameskip"):
+        gymnasium.make(uno_env.GYM_ID, frameskip=4)

@@ -9,7 +9,7 @@ Run::
 
 The pieces, each usable on its own:
 
-* ``rllib_observations(aec_env)``: a PettingZoo wrapper that gives the env's observations the
+* ``rllib_observations(aec_env)`` (from ``uno_env.rllib``): a PettingZoo wrapper that gives the env's observations the
   keys RLlib's action-masking RLModule (``ray.rllib.examples.rl_modules.classes.
   action_masking_rlm.ActionMaskingTorchRLModule``) reads, ``{"observations", "action_mask"}``
   (PettingZoo's classic envs, ours included, say ``observation``), the mask as float32. With
@@ -53,7 +53,6 @@ from typing import Any
 
 import numpy as np
 from gymnasium import spaces
-from pettingzoo.utils import BaseWrapper
 
 import uno_env
 from agents.base import Agent
@@ -61,7 +60,7 @@ from agents.ppo_agent import write_checkpoint
 from agents.registry import make_agent
 from uno_env.core.rules import Rules, edition_name
 from uno_env.files import atomic_write
-from uno_env.observation import NUM_ACTIONS
+from uno_env.rllib import rllib_observation, rllib_observations, rllib_space
 
 __all__ = ["ENV_NAME", "LEARNER", "RLlibSettings", "SelfPlayEnv", "actor_tensors", "learner_weights", "build_algorithm", "build_config",
            "export_checkpoint", "load_settings", "main", "register", "rllib_observations", "run", "train"]
@@ -174,37 +173,6 @@ def load_settings(path: str | None = None, overrides: Sequence[str] = ()) -> RLl
 
 
 # ---------------------------------------------------------------------- envs
-class _RLlibKeys(BaseWrapper):
-    """Observations as ``{"observations": float32 vector, "action_mask": float32 mask}``."""
-
-    def __init__(self, env: Any) -> None:
-        super().__init__(env)
-        self._spaces = {agent: _rllib_space(env.observation_space(agent)) for agent in env.possible_agents}
-
-    def observation_space(self, agent: str) -> spaces.Space:  # type: ignore[type-arg]
-        return self._spaces[agent]
-
-    def observe(self, agent: str) -> dict[str, np.ndarray]:
-        return _rllib_obs(self.env.observe(agent))
-
-    def __str__(self) -> str:
-        return str(self.env)
-
-
-def rllib_observations(aec_env: Any) -> Any:
-    """``aec_env`` with observations keyed for RLlib's action-masking RLModule (see the module docstring)."""
-    return _RLlibKeys(aec_env)
-
-
-def _rllib_space(space: spaces.Dict) -> spaces.Dict:
-    return spaces.Dict({"observations": space["observation"],
-                        "action_mask": spaces.Box(0.0, 1.0, (NUM_ACTIONS,), np.float32)})
-
-
-def _rllib_obs(obs: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
-    return {"observations": obs["observation"], "action_mask": obs["action_mask"].astype(np.float32)}
-
-
 def _multi_agent_env_class() -> type:
     from ray.rllib.env.multi_agent_env import MultiAgentEnv
 
@@ -238,7 +206,7 @@ class SelfPlayEnv:
         self._baselines: dict[str, Agent] = {c: make_agent(c) for c in self._choices if c != "snapshot"}
         self.possible_agents = [LEARNER] + [f"opponent_{k}" for k in range(1, n)]
         self.agents = list(self.possible_agents)
-        space = _rllib_space(self.aec.observation_space("player_0"))
+        space = rllib_space(self.aec.observation_space("player_0"))
         self.observation_spaces: dict[str, spaces.Space[Any]] = dict.fromkeys(self.possible_agents, space)
         self.action_spaces = dict.fromkeys(self.possible_agents, self.aec.action_space("player_0"))
         self.observation_space = spaces.Dict(self.observation_spaces)
@@ -298,7 +266,7 @@ class SelfPlayEnv:
             if aec.terminations[agent] or aec.truncations[agent]:
                 if role is not None:
                     observation, reward, term, trunc, _ = aec.last()
-                    obs[role] = _rllib_obs(observation)
+                    obs[role] = rllib_observation(observation)
                     rewards[role] = float(reward)
                     terminated[role], truncated[role] = bool(term), bool(trunc)
                 aec.step(None)
@@ -310,7 +278,7 @@ class SelfPlayEnv:
                 continue
             assert role is not None
             observation, reward, _, _, _ = aec.last()
-            obs[role] = _rllib_obs(observation)
+            obs[role] = rllib_observation(observation)
             rewards[role] = float(reward)
             self._acting = role
             break

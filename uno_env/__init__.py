@@ -8,6 +8,8 @@ The rules engine is ``uno_env.core`` (pure Python). The RL adapters load on firs
   ``pettingzoo.make("aec", ...)``;
 * ``uno_env.SingleAgentEnv``: a Gymnasium single-agent wrapper (``uno_env.single_agent``),
   registered as ``uno_env/UnoSingleAgent-v0`` for ``gymnasium.make``;
+* ``uno_env.rllib_observations(aec_env)``: the env's observations keyed for Ray RLlib's
+  action-masking RLModule (``uno_env.rllib``; Ray is not imported);
 * ``uno_env.observe(game, seat, max_players=10)`` / ``uno_env.action_mask(game, seat)``: the
   observation encoder (``uno_env.observation``, numpy only).
 
@@ -45,9 +47,11 @@ _LAZY = {
     "action_mask": "uno_env.observation",
     "OBSERVATION_VERSION": "uno_env.observation",
     "SingleAgentEnv": "uno_env.single_agent",
+    "rllib_observations": "uno_env.rllib",
 }
 
-__all__ = ["ENV_ID", "GYM_ID", "SingleAgentEnv", "action_mask", "env", "observe", "raw_env", "register_envs"]
+__all__ = ["ENV_ID", "GYM_ID", "SingleAgentEnv", "action_mask", "env", "observe", "raw_env", "register_envs",
+           "rllib_observations"]
 
 
 def __getattr__(name: str) -> Any:

@@ -17,7 +17,9 @@ agent after ``reset``, or sample from a ``numpy.random.Generator`` of your own).
 
 This module is the PettingZoo-style entry point (like ``pettingzoo.classic.connect_four_v3``):
 ``uno_env.uno_v0.env(**kwargs)`` stacks PettingZoo's standard wrappers like its classic games
-(``TerminateIllegalWrapper``, ``AssertOutOfBoundsWrapper``, ``OrderEnforcingWrapper``);
+(``TerminateIllegalWrapper``, ``AssertOutOfBoundsWrapper``, ``OrderEnforcingWrapper``; subclasses
+that read the episode's attributes from the bare env directly instead of through each layer's
+``__getattr__``, and whose out-of-bounds check raises ``IllegalActionError``);
 ``uno_env.uno_v0.raw_env(**kwargs)`` is the bare environment; ``uno_env.env`` and
 ``uno_env.raw_env`` are the same two. ``pettingzoo.make("aec", "uno_env/uno-v0", **kwargs)``
 builds the wrapped one once registered (see ``uno_env.register_envs``).
@@ -35,7 +37,8 @@ Arguments
   ``angry_birds``, ``masters_of_the_universe``), ``num_players`` (2-10), ``target_score``
   (500), ``uno_call``, ``allow_bluff``, ``scoring``, ``first_dealer`` and the variants
   (``teams``, ``elimination``, ``stacking``, ``seven_zero``, ``draw_until_playable``);
-  invalid options raise ``RulesError``;
+  invalid options raise ``RulesError`` (an unknown keyword raises ``UnknownOptionError``, a
+  ``RulesError`` that is also a ``TypeError``, Python's error for an unexpected argument);
 * ``episode``: ``"game"`` (default: rounds are dealt one after another until the game is won)
   or ``"round"`` (the episode is one round);
 * ``reward``: ``"win"`` (default) or ``"score"`` (see Rewards);
@@ -49,8 +52,8 @@ Arguments
   median near 300,000 and rounds past 1,200,000, so such episodes are cut off;
 * ``render_mode``: ``None``, ``"ansi"`` (``render()`` returns the table as text from the
   deciding seat's view, no hidden cards) or ``"human"`` (prints it);
-* ``infos``: ``None`` (default: every ``infos[agent]`` is an empty dict) or ``"view"`` (the
-  deciding agent's structured view, see Infos).
+* ``infos``: ``None`` (default: every ``infos[agent]`` is an empty dict), ``"view"`` (the
+  deciding agent's structured view) or ``"mask"`` (every agent's action mask); see Infos.
 
 Agents
 ------
@@ -63,8 +66,11 @@ Action space
 ``Discrete(NUM_ACTIONS)`` with the fixed layout of ``uno_env.core.actions`` (the same ids
 for every edition and table size; the special wild ``WU``/``WK``/``WG`` has one id, 54).
 An action is a Python int or a numpy integer (a scalar or a 0-d array); anything else
-(``55.0``, ``"55"``, ``b"55"``, ``np.float32(55)``, ``True``) raises ``IllegalActionError``
-from ``raw_env.step`` and changes nothing (``action_id(action)`` is the check).
+(``55.0``, ``"55"``, ``b"55"``, ``np.float32(55)``, ``True``), and ``None`` from an agent that
+must act, raises ``IllegalActionError`` and changes nothing, from ``raw_env.step`` and from
+``env().step`` alike (also under ``python -O``; ``action_id(action)`` is the check). Under
+``env()`` an int outside ``0..NUM_ACTIONS - 1`` raises it too (PettingZoo's out-of-bounds check,
+typed); an id in range that is not legal now ends the episode (see Rewards).
 ``uno_env.core.action_texts(EDITIONS[name])`` gives the id <-> text table in that edition's
 card letters and color names:
 
@@ -107,7 +113,9 @@ search and humans read) is one call away: ``env.view(agent)``, for any agent at 
 With ``infos="view"``, ``infos[agent]`` of the agent that decides now holds its view (built
 after each step, so ``last()`` returns it) and every other agent's is ``{}``; once the episode
 has ended every agent's holds its final view. A view is a snapshot that later steps do not
-change.
+change. With ``infos="mask"``, every ``infos[agent]`` is ``{"action_mask": int8 vector}``, the
+same mask as in that agent's observation (fixed keys and shapes, so buffers can store it), where
+AgileRL's parallel algorithms and other libraries that read the mask from the infos look.
 
 Rewards
 -------
@@ -155,7 +163,12 @@ Version history
     the factory function; the registry entry point is ``uno_env.uno_v0:env``;
   - registration is explicit (``uno_env.register_envs()``, or ``import uno_env`` after
     Gymnasium / PettingZoo) instead of an import hook;
-  - ``env()`` returns PettingZoo's stock wrappers (it returned subclasses of them).
+  - ``env()`` returns subclasses of PettingZoo's stock wrappers that bind the episode's
+    attributes (PettingZoo forwards them through ``__getattr__`` per layer, which cost more than
+    the game); its out-of-bounds check raises ``IllegalActionError`` (was ``AssertionError``, and
+    an ``IndexError`` under ``python -O``), for non-integer actions too;
+  - an unknown keyword raises ``UnknownOptionError`` (a ``RulesError`` and a ``TypeError``);
+  - ``infos="mask"`` gives every agent ``{"action_mask": ...}``.
 """
 
 from __future__ import annotations
@@ -188,7 +201,7 @@ __all__ = ["DEFAULT_MAX_TURNS", "EPISODE_MODES", "INFO_MODES", "REWARD_MODES", "
 
 EPISODE_MODES = ("game", "round")
 REWARD_MODES = ("win", "score")
-INFO_MODES = (None, "view")
+INFO_MODES = (None, "view", "mask")
 DEFAULT_MAX_TURNS = {"round": 10_000, "game": 100_000}
 ILLEGAL_REWARD = -1
 _MASK_CACHE_SIZE = 4096  # legal-action sets whose mask an env keeps
@@ -197,10 +210,83 @@ _MASK_CACHE_SIZE = 4096  # legal-action sets whose mask an env keeps
 def env(**kwargs: Any) -> AECEnv:
     """The UNO AEC env wrapped like PettingZoo's classic games (see the module docstring)."""
     aec: AECEnv = raw_env(**kwargs)
-    aec = wrappers.TerminateIllegalWrapper(aec, illegal_reward=ILLEGAL_REWARD)
-    aec = wrappers.AssertOutOfBoundsWrapper(aec)
-    aec = wrappers.OrderEnforcingWrapper(aec)
+    aec = TerminateIllegalWrapper(aec, illegal_reward=ILLEGAL_REWARD)
+    aec = AssertOutOfBoundsWrapper(aec)
+    aec = OrderEnforcingWrapper(aec)
     return aec
+
+
+class BoundAttributes:
+    """Reads the episode's attributes from the bare env in one hop.
+
+    PettingZoo's ``BaseWrapper`` forwards every attribute it lacks through ``__getattr__``, one
+    call per wrapper layer; ``last()``, ``agent_iter()`` and the wrappers' own checks read these
+    dozens of times per decision. Properties are found before ``__getattr__``, and one that
+    raises ``AttributeError`` (before ``reset``) falls back to it, so ``OrderEnforcingWrapper``
+    still refuses them before ``reset``.
+    """
+
+    _bare: raw_env
+
+    def __init__(self, env: AECEnv, *args: Any, **kwargs: Any) -> None:
+        super().__init__(env, *args, **kwargs)  # type: ignore[call-arg]
+        self._bare = env.unwrapped
+
+    @property
+    def agents(self) -> list[str]:
+        return self._bare.agents
+
+    @property
+    def agent_selection(self) -> str:
+        return self._bare.agent_selection
+
+    @property
+    def rewards(self) -> dict[str, float]:
+        return self._bare.rewards
+
+    @property
+    def terminations(self) -> dict[str, bool]:
+        return self._bare.terminations
+
+    @property
+    def truncations(self) -> dict[str, bool]:
+        return self._bare.truncations
+
+    @property
+    def infos(self) -> dict[str, Any]:
+        return self._bare.infos
+
+    @property
+    def _cumulative_rewards(self) -> dict[str, float]:
+        return self._bare._cumulative_rewards
+
+
+class TerminateIllegalWrapper(BoundAttributes, wrappers.TerminateIllegalWrapper):  # type: ignore[misc]
+    """PettingZoo's ``TerminateIllegalWrapper`` with the episode's attributes bound (``BoundAttributes``)."""
+
+
+class OrderEnforcingWrapper(BoundAttributes, wrappers.OrderEnforcingWrapper):  # type: ignore[misc]
+    """PettingZoo's ``OrderEnforcingWrapper`` with the episode's attributes bound (``BoundAttributes``)."""
+
+
+class AssertOutOfBoundsWrapper(BoundAttributes, wrappers.AssertOutOfBoundsWrapper):  # type: ignore[misc]
+    """PettingZoo's out-of-bounds check as a typed error: ``IllegalActionError``, also under ``python -O``.
+
+    An action that is not an integer id (``55.0``, ``"55"``, ``None`` for an agent that must act)
+    or an id outside ``0..NUM_ACTIONS - 1`` raises ``IllegalActionError`` and changes nothing,
+    as ``raw_env.step`` does; an id in range that is not legal now goes on to
+    ``TerminateIllegalWrapper`` (the episode ends, the offender gets -1).
+    """
+
+    def step(self, action: Any) -> None:
+        agent = self._bare.agent_selection
+        if not (self._bare.terminations[agent] or self._bare.truncations[agent]):
+            if action is None:
+                raise IllegalActionError(f"{agent} must act now; None is only for a finished agent")
+            number = action if type(action) is int else action_id(action)
+            if not 0 <= number < NUM_ACTIONS:
+                raise IllegalActionError(f"an action is an int id 0..{NUM_ACTIONS - 1}, got {number}")
+        self.env.step(action)
 
 
 def action_id(action: Any) -> int:
@@ -264,7 +350,8 @@ class raw_env(AECEnv, EzPickle):  # type: ignore[misc]  # noqa: N801 (PettingZoo
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be None, 'human' or 'ansi', got {render_mode!r}")
         if infos not in INFO_MODES:
-            raise ValueError(f"infos must be None (empty dicts) or 'view' (the seat views), got {infos!r}")
+            raise ValueError(f"infos must be None (empty dicts), 'view' (the seat views) or 'mask' "
+                             f"(the action masks), got {infos!r}")
         self.info_mode = infos
         self.episode = episode
         self.reward_mode = reward
@@ -326,6 +413,8 @@ class raw_env(AECEnv, EzPickle):  # type: ignore[misc]  # noqa: N801 (PettingZoo
         self.infos: dict[str, View | dict[str, Any]] = {agent: {} for agent in self.agents}
         if self.info_mode == "view":
             self._refresh_view_infos(None)
+        elif self.info_mode == "mask":
+            self._refresh_mask_infos()
 
     def step(self, action: Any) -> None:
         """Apply the deciding agent's action (an id); a terminated agent steps ``None``."""
@@ -357,6 +446,8 @@ class raw_env(AECEnv, EzPickle):  # type: ignore[misc]  # noqa: N801 (PettingZoo
             self._accumulate_rewards()
         if self.info_mode == "view":
             self._refresh_view_infos(agent)
+        elif self.info_mode == "mask":
+            self._refresh_mask_infos()
         if self.render_mode == "human":
             self.render()
 
@@ -392,8 +483,12 @@ class raw_env(AECEnv, EzPickle):  # type: ignore[misc]  # noqa: N801 (PettingZoo
         assert game is not None, "call reset() first"
         seat = self._seat_of[agent]
         obs = self._encode(seat_view(game.state, seat))  # uno_env.observe(game, seat, max_players)
+        return {"observation": obs, "action_mask": self._mask_of(game, seat)}
+
+    def _mask_of(self, game: Game, seat: int) -> np.ndarray:
+        """A fresh int8 mask of ``seat``'s legal actions (all zeros unless it decides now)."""
         if self._ended or game.current_player != seat:  # (ended: every agent is terminated or truncated)
-            return {"observation": obs, "action_mask": np.zeros(NUM_ACTIONS, np.int8)}
+            return np.zeros(NUM_ACTIONS, np.int8)
         # The masks of the legal-action sets met so far (a few hundred kinds in a game), copied out.
         legal = tuple(game.legal_actions())
         mask = self._masks.get(legal)
@@ -401,7 +496,14 @@ class raw_env(AECEnv, EzPickle):  # type: ignore[misc]  # noqa: N801 (PettingZoo
             if len(self._masks) >= _MASK_CACHE_SIZE:
                 self._masks.clear()
             mask = self._masks[legal] = action_mask(game, seat)
-        return {"observation": obs, "action_mask": mask.copy()}
+        return mask.copy()
+
+    def _refresh_mask_infos(self) -> None:
+        """``infos="mask"``: every agent's ``{"action_mask": ...}``, as in its observation."""
+        game = self.game
+        assert game is not None
+        for agent in self.agents:
+            self.infos[agent] = {"action_mask": self._mask_of(game, self._seat_of[agent])}
 
     def _deciding_seat(self) -> int:
         seat = self.game.current_player if self.game is not None else None
@@ -493,6 +595,8 @@ class raw_env(AECEnv, EzPickle):  # type: ignore[misc]  # noqa: N801 (PettingZoo
         self.infos = {agent: {} for agent in self.agents}
         if self.info_mode == "view" and self.agent_selection in self.infos:
             self._refresh_view_infos(None)
+        elif self.info_mode == "mask":
+            self._refresh_mask_infos()
 
 
 def _share(winners: list[int], game: Game, n: int) -> list[float]:

@@ -26,6 +26,7 @@ from .errors import (
     RulesError,
     SeatError,
     StateError,
+    UnknownOptionError,
     UnoError,
 )
 from .game import DEFAULT_LOG_LIMIT, Game
@@ -37,5 +38,5 @@ __all__ = [
     "ACTION_LAYOUT_VERSION", "DEFAULT_LOG_LIMIT", "MAX_PLAYERS", "MIN_PLAYERS", "NUM_ACTIONS", "Action",
     "ActionTextError", "CardCodeError", "DeckError", "EDITIONS", "Edition", "EditionName", "Game", "GameFlowError",
     "GameState", "IllegalActionError", "Phase", "PublicState", "Rules", "RulesError", "SeatError", "SeatView", "SpecialWild",
-    "StateError", "UnoError", "View", "action_texts", "check_state", "edition_name", "stacked_deck",
+    "StateError", "UnknownOptionError", "UnoError", "View", "action_texts", "check_state", "edition_name", "stacked_deck",
 ]

@@ -32,6 +32,14 @@ class RulesError(UnoError, ValueError):
     """An unknown edition or option, or an option value outside its allowed set."""
 
 
+class UnknownOptionError(RulesError, TypeError):
+    """A keyword that is no rule option: also a ``TypeError``, Python's error for an unexpected argument.
+
+    Libraries that probe an env with optional keywords catch ``TypeError`` and retry without them
+    (TorchRL's ``GymEnv`` passes ``frameskip`` so).
+    """
+
+
 class StateError(UnoError, ValueError):
     """A saved game (``Game.from_dict``) that is malformed or inconsistent."""
 

@@ -6,7 +6,7 @@ from dataclasses import dataclass, fields
 from typing import Any, Literal, TypedDict, get_args
 
 from .cards import EDITIONS, MAX_PLAYERS, MIN_PLAYERS, is_table_size, short_repr
-from .errors import RulesError
+from .errors import RulesError, UnknownOptionError
 
 EditionName = Literal["classic", "monster_high", "angry_birds", "masters_of_the_universe"]
 UnoCallMode = Literal["explicit", "auto"]
@@ -92,7 +92,7 @@ class Rules:
         **unknown: Any,
     ) -> None:
         if unknown:
-            raise RulesError(
+            raise UnknownOptionError(
                 f"unknown rule option(s) {', '.join(sorted(name[:40] for name in unknown))}; options are "
                 + ", ".join(option_names())
             )
