@@ -1,0 +1,83 @@
+"""The privileged critic exported beside the actor and run in numpy (agents.critic, training.export_critic)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from agents.critic import PrivilegedCritic, read_critic, write_critic  # noqa: E402
+from agents.ppo_agent import CheckpointError, write_checkpoint  # noqa: E402
+from training.critic import critic_size  # noqa: E402
+from training.export_critic import export_critic  # noqa: E402
+from training.ppo_batched import Actor, Critic, actor_tensors  # noqa: E402
+from uno_env.observation import observation_size  # noqa: E402
+
+MAX_PLAYERS, HIDDEN = 2, [8, 6]
+
+
+def _run_files(tmp_path: Path, activation: str) -> tuple[Critic, Path, Path]:
+    """A torch critic saved as a batched run's resume model, and the run's actor checkpoint."""
+    from safetensors.numpy import save_file
+
+    torch.manual_seed(0)
+    critic = Critic(MAX_PLAYERS, HIDDEN, activation, privileged=True)
+    model = {f"policy/critic.{k}": v.detach().numpy().copy() for k, v in critic.state_dict().items()}
+    model["optimizer/0/step"] = np.zeros((), np.float32)  # a resume model holds more than the critic
+    model_path = tmp_path / "model_1.safetensors"
+    save_file(model, str(model_path))
+    actor_path = tmp_path / "best.safetensors"
+    write_checkpoint(actor_path, actor_tensors(Actor(MAX_PLAYERS, HIDDEN, activation)),
+                     {"max_players": MAX_PLAYERS, "hidden": HIDDEN, "activation": activation,
+                      "observation_size": observation_size(MAX_PLAYERS),
+                      "editions": ["classic"], "num_players": [2]})
+    return critic, model_path, actor_path
+
+
+@pytest.mark.parametrize("activation", ["relu", "tanh"])
+def test_exported_critic_in_numpy_equals_the_torch_critic(tmp_path: Path, activation: str) -> None:
+    critic, model_path, actor_path = _run_files(tmp_path, activation)
+    out = tmp_path / "critic.safetensors"
+    meta = export_critic(model_path, actor_path, out)
+    assert meta["input_size"] == critic_size(MAX_PLAYERS)
+    numpy_critic = PrivilegedCritic.load(out)
+    rng = np.random.default_rng(1)
+    inputs = rng.integers(0, 3, size=(5, critic_size(MAX_PLAYERS))).astype(np.float32)
+    with torch.no_grad():
+        expected = critic(torch.as_tensor(inputs)).numpy()
+    np.testing.assert_allclose(numpy_critic.values(inputs), expected, rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(numpy_critic.values(inputs[0]), expected[:1], rtol=1e-4, atol=1e-5)
+
+
+def test_a_resume_model_without_a_critic_is_refused(tmp_path: Path) -> None:
+    from safetensors.numpy import save_file
+
+    _, _, actor_path = _run_files(tmp_path, "relu")
+    bare = tmp_path / "bare.safetensors"
+    save_file({"policy/actor.scale": np.ones(3, np.float32)}, str(bare))
+    with pytest.raises(CheckpointError, match="no critic tensor"):
+        export_critic(bare, actor_path, tmp_path / "out.safetensors")
+    assert not (tmp_path / "out.safetensors").exists()
+
+
+def test_damaged_critics_are_refused_with_what_is_wrong(tmp_path: Path) -> None:
+    critic, model_path, actor_path = _run_files(tmp_path, "relu")
+    good = tmp_path / "critic.safetensors"
+    export_critic(model_path, actor_path, good)
+    tensors, meta = read_critic(good)
+    nan = dict(tensors, **{"value.bias": np.array([np.nan], np.float32)})
+    with pytest.raises(CheckpointError, match="NaN"):
+        write_critic(tmp_path / "x.safetensors", nan, meta)
+    missing = {k: v for k, v in tensors.items() if k != "hidden.1.bias"}
+    with pytest.raises(CheckpointError, match="expected"):
+        write_critic(tmp_path / "x.safetensors", missing, meta)
+    with pytest.raises(CheckpointError, match="format"):
+        PrivilegedCritic(tensors, dict(meta, format="uno_env.ppo"))
+    with pytest.raises(CheckpointError, match="uno_env.critic"):
+        read_critic(actor_path)  # an actor checkpoint is not a critic
+    assert not (tmp_path / "x.safetensors").exists()
+    with pytest.raises(ValueError, match="critic inputs must be"):
+        PrivilegedCritic(tensors, meta).values(np.zeros((2, 3), np.float32))
