@@ -271,3 +271,13 @@ def test_resource_settings_at_their_bound_are_accepted() -> None:
                                "ppo": {"n_envs": 256, "vec_env": "subproc", "batch_size": 256}})
     assert (config.eval.workers, config.torch_threads, config.ppo.n_envs) == (256, 256, 256)
 
+
+
+@pytest.mark.parametrize("spec, message", [("nosuch", "unknown agent 'nosuch'"), ("rule:bogus=1", "unknown option 'bogus'")])
+@pytest.mark.parametrize("where", ["pool", "eval"])
+def test_agent_specs_are_checked_by_the_registry_at_load(where: str, spec: str, message: str) -> None:
+    data = {"pool": {"pool": {"baselines": ["rule", spec]}},
+            "eval": {"eval": {"matchups": [{"edition": "classic", "num_players": 2, "opponent": spec}]}}}[where]
+    key = {"pool": r"pool\.baselines", "eval": r"eval\.matchups\[0\]\.opponent"}[where]
+    with pytest.raises(ConfigError, match=rf"{key}: .*{message}"):
+        config_from_dict(data)

@@ -7,7 +7,12 @@ docstring gives it), a seed outside 0 to 2**32 - 1, a run name that would leave 
 unknown edition, an impossible table size, an invalid rule option or an agent spec that is not
 a registered agent or a checkpoint raises ``ConfigError`` at once, naming the key
 (``ppo.learning_rate``, ``env.edition``). Configs are data: reading one runs no code (YAML is
-read with ``safe_load``, agent specs go through ``agents.registry.make_agent`` without imports).
+read with PyYAML's safe loader and aliases (``*name``) are refused before any node is built, so a
+few hundred bytes cannot expand to billions of values; agent specs go through
+``agents.registry.make_agent`` without imports). Refusal messages show values cut short. Resource
+settings have fixed caps: ``eval.workers``, ``ppo.workers`` and ``ppo.n_envs`` under ``subproc`` (one
+process each) at most ``MAX_PROCESSES``, ``torch_threads`` at most ``MAX_THREADS``,
+``batched.num_tables`` at most ``MAX_TABLES``.
 """
 
 from __future__ import annotations
@@ -64,7 +69,7 @@ def _yaml_data(text: str) -> Any:
     a whole subtree, so a few hundred bytes of nested aliases would expand to billions of values."""
     import yaml
 
-    class NoAliasLoader(yaml.SafeLoader):
+    class NoAliasLoader(yaml.SafeLoader):  # type: ignore[misc]  # PyYAML ships no type hints
         def compose_node(self, parent: Any, index: Any) -> Any:
             if self.check_event(yaml.AliasEvent):
                 event = self.peek_event()
