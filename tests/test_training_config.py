@@ -281,3 +281,15 @@ def test_agent_specs_are_checked_by_the_registry_at_load(where: str, spec: str, 
     key = {"pool": r"pool\.baselines", "eval": r"eval\.matchups\[0\]\.opponent"}[where]
     with pytest.raises(ConfigError, match=rf"{key}: .*{message}"):
         config_from_dict(data)
+
+
+def test_the_rllib_settings_refuse_an_alias_bomb_too(tmp_path: Path) -> None:
+    pytest.importorskip("pettingzoo")
+    from training.rllib import load_settings
+
+    path = tmp_path / "bomb.yaml"
+    path.write_text(_alias_bomb('"lol"'), encoding="utf-8")
+    with pytest.raises(ConfigError, match="aliases"):
+        load_settings(str(path))
+    with pytest.raises(ConfigError, match="aliases"):
+        load_settings(None, ["seed=[&a [1], *a]"])

@@ -36,7 +36,7 @@ from uno_env.core.rules import EditionName, Rules, edition_name, option_names
 from uno_env.files import read_at_most
 
 __all__ = ["BatchedConfig", "ConfigError", "EnvConfig", "EvalConfig", "ImitationConfig", "Matchup", "PPOConfig", "PoolConfig", "TrainConfig",
-           "check_init_from", "commented_defaults", "config_from_dict", "load_config", "parse_overrides"]
+           "check_init_from", "commented_defaults", "config_from_dict", "load_config", "parse_overrides", "yaml_data"]
 
 MAX_SEED = 2**32 - 1  # numpy's legacy seeding (``np.random.seed``) takes no more
 MAX_INT = 2**62  # any count beyond this overflows the int64 counters of numpy and torch
@@ -64,7 +64,7 @@ def _shown(value: Any) -> str:
     return text if len(text) <= 160 else text[:157] + "..."
 
 
-def _yaml_data(text: str) -> Any:
+def yaml_data(text: str) -> Any:
     """``yaml.safe_load(text)``, refusing aliases (``*name``) before any node is built: an alias repeats
     a whole subtree, so a few hundred bytes of nested aliases would expand to billions of values."""
     import yaml
@@ -307,7 +307,7 @@ def load_config(path: str | Path, overrides: dict[str, Any] | None = None, resum
     if raw is None:
         raise ConfigError(f"{path}: larger than {MAX_CONFIG_BYTES} bytes; a config is at most that")
     try:
-        data = _yaml_data(raw.decode("utf-8")) or {}
+        data = yaml_data(raw.decode("utf-8")) or {}
     except yaml.YAMLError as err:
         raise ConfigError(f"{path}: not valid YAML (tags that build Python objects are refused): {err}") from None
     except RecursionError:
@@ -349,7 +349,7 @@ def parse_overrides(pairs: list[str]) -> dict[str, Any]:
         if not sep or not key.strip():
             raise ConfigError(f"--set expects KEY=VALUE (ppo.n_envs=4), got {_shown(pair)}")
         try:
-            overrides[key.strip()] = _yaml_data(text)
+            overrides[key.strip()] = yaml_data(text)
         except (yaml.YAMLError, RecursionError) as err:
             raise ConfigError(f"--set {pair[:200]}: the value is not valid YAML: {err}") from None
         except ConfigError as err:
