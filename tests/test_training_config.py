@@ -204,3 +204,92 @@ def test_train_without_the_train_extra_names_the_pip_command(tmp_path: Path) -> 
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert out.returncode == 1
     assert out.stderr.count("\n") == 1 and 'pip install "uno-env[train]"' in out.stderr and "yaml" in out.stderr
+
+
+# ---------------------------------------------------------------------- YAML aliases (issue 27.3)
+def _alias_bomb(leaf: str) -> str:
+    """A billion-laughs document: nine levels of nine aliases each, about 387M leaves once expanded."""
+    lines = [f"a0: &a0 [{leaf}]"]
+    for level in range(1, 10):
+        lines.append(f"a{level}: &a{level} [" + ", ".join([f"*a{level - 1}"] * 9) + "]")
+    return "\n".join(lines) + "\nseed: *a9\n"
+
+
+def test_a_yaml_alias_bomb_is_refused_before_it_expands(tmp_path: Path) -> None:
+    path = tmp_path / "bomb.yaml"
+    path.write_text(_alias_bomb('"lol"'), encoding="utf-8")
+    assert path.stat().st_size < 600  # a few hundred bytes
+    with pytest.raises(ConfigError, match=r"aliases \(\*a0\) are refused"):
+        load_config(path)
+
+
+def test_a_single_alias_is_refused_too(tmp_path: Path) -> None:
+    path = tmp_path / "alias.yaml"
+    path.write_text("seed: &s 3\neval:\n  seed: *s\n", encoding="utf-8")
+    with pytest.raises(ConfigError, match=r"aliases \(\*s\) are refused"):
+        load_config(path)
+
+
+def test_an_alias_bomb_given_to_set_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "c.yaml"
+    path.write_text("total_steps: 64\n", encoding="utf-8")
+    bomb = "{" + _alias_bomb("1").replace("\n", ", ").rstrip(", ") + "}"
+    with pytest.raises(SystemExit) as stopped:
+        main(["--config", str(path), "--set", f"seed={bomb}", "--run-dir", str(tmp_path / "run")])
+    assert stopped.value.code == 2
+    err = capsys.readouterr().err
+    assert "--set seed: YAML aliases" in err and "Traceback" not in err
+    assert not (tmp_path / "run").exists()
+
+
+def test_refusal_messages_cut_long_values_short() -> None:
+    with pytest.raises(ConfigError) as refused:
+        config_from_dict({"seed": ["x" * 10_000] * 10_000})
+    assert "seed: expected an integer" in str(refused.value) and len(str(refused.value)) < 300
+    with pytest.raises(ConfigError, match="seed: an integer of 16610 bits is out of range") as huge:
+        config_from_dict({"seed": 10**5000})
+    assert len(str(huge.value)) < 300
+
+
+# ---------------------------------------------------------------------- resource bounds (issue 27.4)
+@pytest.mark.parametrize("data, message", [
+    (_set("eval", "workers", 100_000), r"eval\.workers: must be in \[1, 256\]"),
+    ({"ppo": {"n_envs": 100_000, "vec_env": "subproc", "batch_size": 256}}, r"ppo\.n_envs: must be in \[1, 256\]"),
+    ({"ppo": {"n_envs": 100_000, "batch_size": 256}}, r"ppo\.n_envs: must be in \[1, 65536\]"),
+    ({"ppo": {"n_envs": 512, "vec_env": "sharded", "workers": 300, "batch_size": 256}}, r"ppo\.workers: .*at most 256"),
+    ({"torch_threads": 100_000}, r"torch_threads: must be in \[1, 256\]"),
+    ({"trainer": "batched", "pool": {"baselines": ["random"]}, "batched": {"num_tables": 10_000_000}},
+     r"batched\.num_tables: must be in \[1, 1048576\]"),
+])
+def test_resource_settings_beyond_their_documented_bound_are_refused(data: dict[str, Any], message: str) -> None:
+    with pytest.raises(ConfigError, match=message):
+        config_from_dict(data)
+
+
+def test_resource_settings_at_their_bound_are_accepted() -> None:
+    config = config_from_dict({"eval": {"workers": 256}, "torch_threads": 256,
+                               "ppo": {"n_envs": 256, "vec_env": "subproc", "batch_size": 256}})
+    assert (config.eval.workers, config.torch_threads, config.ppo.n_envs) == (256, 256, 256)
+
+
+
+@pytest.mark.parametrize("spec, message", [("nosuch", "unknown agent 'nosuch'"), ("rule:bogus=1", "unknown option 'bogus'")])
+@pytest.mark.parametrize("where", ["pool", "eval"])
+def test_agent_specs_are_checked_by_the_registry_at_load(where: str, spec: str, message: str) -> None:
+    data = {"pool": {"pool": {"baselines": ["rule", spec]}},
+            "eval": {"eval": {"matchups": [{"edition": "classic", "num_players": 2, "opponent": spec}]}}}[where]
+    key = {"pool": r"pool\.baselines", "eval": r"eval\.matchups\[0\]\.opponent"}[where]
+    with pytest.raises(ConfigError, match=rf"{key}: .*{message}"):
+        config_from_dict(data)
+
+
+def test_the_rllib_settings_refuse_an_alias_bomb_too(tmp_path: Path) -> None:
+    pytest.importorskip("pettingzoo")
+    from training.rllib import load_settings
+
+    path = tmp_path / "bomb.yaml"
+    path.write_text(_alias_bomb('"lol"'), encoding="utf-8")
+    with pytest.raises(ConfigError, match="aliases"):
+        load_settings(str(path))
+    with pytest.raises(ConfigError, match="aliases"):
+        load_settings(None, ["seed=[&a [1], *a]"])

@@ -7,7 +7,12 @@ docstring gives it), a seed outside 0 to 2**32 - 1, a run name that would leave 
 unknown edition, an impossible table size, an invalid rule option or an agent spec that is not
 a registered agent or a checkpoint raises ``ConfigError`` at once, naming the key
 (``ppo.learning_rate``, ``env.edition``). Configs are data: reading one runs no code (YAML is
-read with ``safe_load``, agent specs go through ``agents.registry.make_agent`` without imports).
+read with PyYAML's safe loader and aliases (``*name``) are refused before any node is built, so a
+few hundred bytes cannot expand to billions of values; agent specs go through
+``agents.registry.make_agent`` without imports). Refusal messages show values cut short. Resource
+settings have fixed caps: ``eval.workers``, ``ppo.workers`` and ``ppo.n_envs`` under ``subproc`` (one
+process each) at most ``MAX_PROCESSES``, ``torch_threads`` at most ``MAX_THREADS``,
+``batched.num_tables`` at most ``MAX_TABLES``.
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ import inspect
 import json
 import math
 import re
+import reprlib
 import textwrap
 import types
 import typing
@@ -30,16 +36,52 @@ from uno_env.core.rules import EditionName, Rules, edition_name, option_names
 from uno_env.files import read_at_most
 
 __all__ = ["BatchedConfig", "ConfigError", "EnvConfig", "EvalConfig", "ImitationConfig", "Matchup", "PPOConfig", "PoolConfig", "TrainConfig",
-           "check_init_from", "commented_defaults", "config_from_dict", "load_config", "parse_overrides"]
+           "check_init_from", "commented_defaults", "config_from_dict", "load_config", "parse_overrides", "yaml_data"]
 
 MAX_SEED = 2**32 - 1  # numpy's legacy seeding (``np.random.seed``) takes no more
 MAX_INT = 2**62  # any count beyond this overflows the int64 counters of numpy and torch
 MAX_CONFIG_BYTES = 1_000_000
+MAX_PROCESSES = 256  # eval.workers, ppo.workers and ppo.n_envs under subproc each start one process apiece
+MAX_THREADS = 256  # torch_threads
+MAX_TABLES = 2**20  # batched.num_tables: about 1.6 KB of engine state per table, so at most about 1.7 GB
 RUN_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
 
 
 class ConfigError(ValueError):
     """A config that cannot be used; the message names the offending key."""
+
+
+_SHOWN = reprlib.Repr()
+_SHOWN.maxlevel, _SHOWN.maxlist, _SHOWN.maxdict, _SHOWN.maxstring, _SHOWN.maxother, _SHOWN.maxlong = 3, 6, 6, 60, 60, 40
+
+
+def _shown(value: Any) -> str:
+    """``repr(value)`` cut short: a refusal message never writes out unbounded data."""
+    try:
+        text = _SHOWN.repr(value)
+    except ValueError:  # an integer too long for Python to write out (over 4,300 digits)
+        return f"a {type(value).__name__} too long to show"
+    return text if len(text) <= 160 else text[:157] + "..."
+
+
+def yaml_data(text: str) -> Any:
+    """``yaml.safe_load(text)``, refusing aliases (``*name``) before any node is built: an alias repeats
+    a whole subtree, so a few hundred bytes of nested aliases would expand to billions of values."""
+    import yaml
+
+    class NoAliasLoader(yaml.SafeLoader):  # type: ignore[misc]  # PyYAML ships no type hints
+        def compose_node(self, parent: Any, index: Any) -> Any:
+            if self.check_event(yaml.AliasEvent):
+                event = self.peek_event()
+                raise ConfigError(f"YAML aliases (*{str(event.anchor)[:40]}) are refused: a config is plain data; "
+                                  "write the value out")
+            return super().compose_node(parent, index)
+
+    loader = NoAliasLoader(text)
+    try:
+        return loader.get_single_data()
+    finally:
+        loader.dispose()
 
 
 @dataclass
@@ -85,12 +127,13 @@ class PPOConfig:
     """MaskablePPO's hyperparameters and the network."""
 
     n_envs: int = 8
-    """Environments stepped together (split across the vec-env workers)."""
+    """Environments stepped together (split across the vec-env workers); at most 256 under ``subproc``
+    (one process each), at most 65,536 otherwise."""
     vec_env: str = "dummy"
     """``dummy`` (one process), ``subproc`` (SB3's, one process per env) or ``sharded`` (the envs
     split over ``workers`` processes, ``training.vec_env``)."""
     workers: int = 2
-    """Worker processes of the ``sharded`` vec env."""
+    """Worker processes of the ``sharded`` vec env (at most 256)."""
     n_steps: int = 256
     """Steps per env per rollout."""
     batch_size: int = 512
@@ -185,7 +228,7 @@ class EvalConfig:
     seed: int = 12345
     """Seed of the evaluation deals (the same deals at every evaluation), 0 to 2**32 - 1."""
     workers: int = 1
-    """Processes playing the evaluation games."""
+    """Processes playing the evaluation games, 1 to 256."""
     max_decisions: int = 2000
     """A round still running after this many decisions is abandoned (won by nobody)."""
 
@@ -195,7 +238,7 @@ class BatchedConfig:
     """The batched trainer (``trainer: batched``, ``training.ppo_batched``): tables, device, stand-ins."""
 
     num_tables: int = 1024
-    """Tables stepped together on the device (each with its edition, size and rules drawn once), 1 to 10,000,000."""
+    """Tables stepped together on the device (each with its edition, size and rules drawn once), 1 to 1,048,576."""
     device: str = "cpu"
     """Torch device of the engine, the networks and the updates: ``cpu``, ``cuda`` or ``cuda:<index>``."""
     rule: str = "ppo:rule_net"
@@ -229,7 +272,7 @@ class TrainConfig:
     checkpoint_every: int = 50_000
     """Learner steps between resume checkpoints and ``last`` exports."""
     torch_threads: int = 1
-    """Torch threads of the learner process (1 is fastest on a small machine)."""
+    """Torch threads of the learner process (1 is fastest on a small machine), 1 to 256."""
     progress_bar: bool = True
     """Show training progress (a bar on a terminal, a line every few seconds otherwise)."""
     tensorboard: bool = True
@@ -264,7 +307,7 @@ def load_config(path: str | Path, overrides: dict[str, Any] | None = None, resum
     if raw is None:
         raise ConfigError(f"{path}: larger than {MAX_CONFIG_BYTES} bytes; a config is at most that")
     try:
-        data = yaml.safe_load(raw.decode("utf-8")) or {}
+        data = yaml_data(raw.decode("utf-8")) or {}
     except yaml.YAMLError as err:
         raise ConfigError(f"{path}: not valid YAML (tags that build Python objects are refused): {err}") from None
     except RecursionError:
@@ -285,13 +328,13 @@ def _override(data: dict[str, Any], dotted: str, value: Any) -> None:
     """Set ``data[a][b][c] = value`` for ``dotted`` = ``a.b.c``, creating sections; raises ConfigError."""
     parts = dotted.split(".")
     if not all(parts):
-        raise ConfigError(f"override {dotted!r}: a key is dotted names (ppo.n_envs), with none empty")
+        raise ConfigError(f"override {_shown(dotted)}: a key is dotted names (ppo.n_envs), with none empty")
     node = data
     for depth, part in enumerate(parts[:-1]):
         child = node.setdefault(part, {})
         if not isinstance(child, dict):
             section = ".".join(parts[:depth + 1])
-            raise ConfigError(f"override {dotted}: {section} is a value ({child!r}), not a section of keys")
+            raise ConfigError(f"override {dotted}: {section} is a value ({_shown(child)}), not a section of keys")
         node = child
     node[parts[-1]] = value
 
@@ -304,11 +347,13 @@ def parse_overrides(pairs: list[str]) -> dict[str, Any]:
     for pair in pairs:
         key, sep, text = pair.partition("=")
         if not sep or not key.strip():
-            raise ConfigError(f"--set expects KEY=VALUE (ppo.n_envs=4), got {pair!r}")
+            raise ConfigError(f"--set expects KEY=VALUE (ppo.n_envs=4), got {_shown(pair)}")
         try:
-            overrides[key.strip()] = yaml.safe_load(text)
+            overrides[key.strip()] = yaml_data(text)
         except (yaml.YAMLError, RecursionError) as err:
-            raise ConfigError(f"--set {pair}: the value is not valid YAML: {err}") from None
+            raise ConfigError(f"--set {pair[:200]}: the value is not valid YAML: {err}") from None
+        except ConfigError as err:
+            raise ConfigError(f"--set {key.strip()[:200]}: {err}") from None
     return overrides
 
 
@@ -343,35 +388,35 @@ def _convert(hint: Any, value: Any, key: str) -> Any:
                 return _convert(option, value, key)
             except ConfigError as err:
                 errors.append(str(err))
-        raise ConfigError(f"{key}: expected {_describe(hint)}, got {value!r}")
+        raise ConfigError(f"{key}: expected {_describe(hint)}, got {_shown(value)}")
     if origin is list:
         (item,) = typing.get_args(hint)
         if not isinstance(value, list):
-            raise ConfigError(f"{key}: expected a list of {_describe(item)}, got {value!r}")
+            raise ConfigError(f"{key}: expected a list of {_describe(item)}, got {_shown(value)}")
         return [_convert(item, v, f"{key}[{i}]") for i, v in enumerate(value)]
     if origin is dict:
         if not isinstance(value, dict) or not all(isinstance(k, str) for k in value):
-            raise ConfigError(f"{key}: expected a mapping, got {value!r}")
+            raise ConfigError(f"{key}: expected a mapping, got {_shown(value)}")
         return dict(value)
     if hint is bool:
         if not isinstance(value, bool):
-            raise ConfigError(f"{key}: expected true or false, got {value!r}")
+            raise ConfigError(f"{key}: expected true or false, got {_shown(value)}")
         return value
     if hint is int:
         if isinstance(value, bool) or not isinstance(value, int):
-            raise ConfigError(f"{key}: expected an integer, got {value!r}")
+            raise ConfigError(f"{key}: expected an integer, got {_shown(value)}")
         if abs(value) > MAX_INT:
-            raise ConfigError(f"{key}: {value} is out of range (at most 2**62)")
+            raise ConfigError(f"{key}: an integer of {value.bit_length()} bits is out of range (at most 2**62)")
         return value
     if hint is float:
         if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise ConfigError(f"{key}: expected a number, got {value!r}")
+            raise ConfigError(f"{key}: expected a number, got {_shown(value)}")
         if not math.isfinite(value):
-            raise ConfigError(f"{key}: expected a finite number, got {value!r}")
+            raise ConfigError(f"{key}: expected a finite number, got {_shown(value)}")
         return float(value)
     if hint is str:
         if not isinstance(value, str):
-            raise ConfigError(f"{key}: expected a string, got {value!r}")
+            raise ConfigError(f"{key}: expected a string, got {_shown(value)}")
         return value
     raise ConfigError(f"{key}: unsupported type {hint!r}")  # pragma: no cover (a bug in the dataclasses)
 
@@ -386,13 +431,13 @@ def _describe(hint: Any) -> str:
 
 def _positive(key: str, value: float, allow_zero: bool = False) -> None:
     if value < 0 or (value == 0 and not allow_zero):
-        raise ConfigError(f"{key}: must be {'non-negative' if allow_zero else 'positive'}, got {value!r}")
+        raise ConfigError(f"{key}: must be {'non-negative' if allow_zero else 'positive'}, got {_shown(value)}")
 
 
 def _within(key: str, value: float, low: float, high: float, low_open: bool = False) -> None:
     """Raise ConfigError unless ``low <= value <= high`` (``low < value`` when ``low_open``)."""
     if not (low < value if low_open else low <= value) or value > high:
-        raise ConfigError(f"{key}: must be in {'(' if low_open else '['}{low}, {high}], got {value!r}")
+        raise ConfigError(f"{key}: must be in {'(' if low_open else '['}{low}, {high}], got {_shown(value)}")
 
 
 def _check_agent(key: str, spec: str) -> None:
@@ -405,7 +450,7 @@ def _check_agent(key: str, spec: str) -> None:
     except (ValueError, OSError) as err:
         raise ConfigError(f"{key}: {err}") from None
     if isinstance(agent, HumanAgent):
-        raise ConfigError(f"{key}: {spec!r} plays from the keyboard; training needs agents that play by themselves")
+        raise ConfigError(f"{key}: {_shown(spec)} plays from the keyboard; training needs agents that play by themselves")
 
 
 def check_init_from(c: TrainConfig) -> None:
@@ -435,7 +480,7 @@ def _check_semantics(c: TrainConfig, check_init: bool = True) -> None:
     if env.edition != "all":
         for name in [env.edition] if isinstance(env.edition, str) else env.edition:
             if name not in EDITIONS:
-                raise ConfigError(f"env.edition: unknown edition {name!r} (editions: all, {', '.join(EDITIONS)})")
+                raise ConfigError(f"env.edition: unknown edition {_shown(name)} (editions: all, {', '.join(EDITIONS)})")
     if isinstance(env.edition, list) and not env.edition:
         raise ConfigError("env.edition: the list is empty")
     sizes = [env.num_players] if isinstance(env.num_players, int) else env.num_players
@@ -447,9 +492,9 @@ def _check_semantics(c: TrainConfig, check_init: bool = True) -> None:
     if not 2 <= env.max_players <= 10:
         raise ConfigError(f"env.max_players: must be 2-10, got {env.max_players}")
     if env.episode not in ("round", "game"):
-        raise ConfigError(f"env.episode: must be round or game, got {env.episode!r}")
+        raise ConfigError(f"env.episode: must be round or game, got {_shown(env.episode)}")
     if env.reward not in ("win", "score"):
-        raise ConfigError(f"env.reward: must be win or score, got {env.reward!r}")
+        raise ConfigError(f"env.reward: must be win or score, got {_shown(env.reward)}")
     _within("env.max_turns", env.max_turns, 1, 1_000_000)
     _within("env.reward_scale", env.reward_scale, 0, 1000, low_open=True)
     _within("env.truncation_reward", env.truncation_reward, -1000, 1000)
@@ -472,13 +517,15 @@ def _check_semantics(c: TrainConfig, check_init: bool = True) -> None:
     _within("ppo.ent_coef", p.ent_coef, 0, 1)
     _within("ppo.vf_coef", p.vf_coef, 0, 100)
     if p.vec_env not in ("dummy", "subproc", "sharded"):
-        raise ConfigError(f"ppo.vec_env: must be dummy, subproc or sharded, got {p.vec_env!r}")
-    if p.vec_env == "sharded" and not 1 <= p.workers <= p.n_envs:
-        raise ConfigError(f"ppo.workers: must be 1 to ppo.n_envs ({p.n_envs}), got {p.workers}")
+        raise ConfigError(f"ppo.vec_env: must be dummy, subproc or sharded, got {_shown(p.vec_env)}")
+    _within("ppo.n_envs", p.n_envs, 1, MAX_PROCESSES if p.vec_env == "subproc" else 65_536)
+    if p.vec_env == "sharded" and not 1 <= p.workers <= min(p.n_envs, MAX_PROCESSES):
+        raise ConfigError(f"ppo.workers: must be 1 to ppo.n_envs ({p.n_envs}) and at most {MAX_PROCESSES}, "
+                          f"got {p.workers}")
     if p.activation not in ("tanh", "relu"):
-        raise ConfigError(f"ppo.activation: must be tanh or relu, got {p.activation!r}")
+        raise ConfigError(f"ppo.activation: must be tanh or relu, got {_shown(p.activation)}")
     if not p.hidden or any(not 1 <= h <= 4096 for h in p.hidden):
-        raise ConfigError(f"ppo.hidden: needs at least one layer width, each 1 to 4096, got {p.hidden!r}")
+        raise ConfigError(f"ppo.hidden: needs at least one layer width, each 1 to 4096, got {_shown(p.hidden)}")
     if (p.n_envs * p.n_steps) % p.batch_size:
         raise ConfigError(f"ppo.batch_size: {p.batch_size} must divide ppo.n_envs * ppo.n_steps "
                           f"({p.n_envs * p.n_steps})")
@@ -489,7 +536,7 @@ def _check_semantics(c: TrainConfig, check_init: bool = True) -> None:
         _check_agent("pool.baselines", spec)
     for key in ("baseline_share", "latest_share"):
         if not 0 <= getattr(pool, key) <= 1:
-            raise ConfigError(f"pool.{key}: must be in [0, 1], got {getattr(pool, key)!r}")
+            raise ConfigError(f"pool.{key}: must be in [0, 1], got {_shown(getattr(pool, key))}")
     _positive("pool.snapshot_every", pool.snapshot_every)
     _positive("pool.size", pool.size)
     _positive("pool.baseline_only_steps", pool.baseline_only_steps, allow_zero=True)
@@ -504,24 +551,24 @@ def _check_semantics(c: TrainConfig, check_init: bool = True) -> None:
     e = c.eval
     _positive("eval.every", e.every, allow_zero=True)
     _positive("eval.games", e.games)
-    _positive("eval.workers", e.workers)
+    _within("eval.workers", e.workers, 1, MAX_PROCESSES)
     _positive("eval.max_decisions", e.max_decisions)
     for i, m in enumerate(e.matchups):
         if m.edition not in EDITIONS:
-            raise ConfigError(f"eval.matchups[{i}].edition: unknown edition {m.edition!r}")
+            raise ConfigError(f"eval.matchups[{i}].edition: unknown edition {_shown(m.edition)}")
         if not 2 <= m.num_players <= env.max_players:
             raise ConfigError(f"eval.matchups[{i}].num_players: must be 2 to env.max_players, got {m.num_players}")
         _check_agent(f"eval.matchups[{i}].opponent", m.opponent)
     _within("eval.seed", e.seed, 0, MAX_SEED)
     _within("seed", c.seed, 0, MAX_SEED)
     if not RUN_NAME.fullmatch(c.name):
-        raise ConfigError(f"name: {c.name!r} is not a run name (1-100 letters, digits, '.', '_' or '-', starting with "
+        raise ConfigError(f"name: {_shown(c.name)} is not a run name (1-100 letters, digits, '.', '_' or '-', starting with "
                           "a letter or digit; it names a folder under runs/)")
     _positive("total_steps", c.total_steps)
     _positive("checkpoint_every", c.checkpoint_every)
-    _positive("torch_threads", c.torch_threads)
+    _within("torch_threads", c.torch_threads, 1, MAX_THREADS)
     if c.trainer not in ("sb3", "batched"):
-        raise ConfigError(f"trainer: must be sb3 or batched, got {c.trainer!r}")
+        raise ConfigError(f"trainer: must be sb3 or batched, got {_shown(c.trainer)}")
     if c.trainer == "batched":
         _check_batched(c)
 
@@ -534,12 +581,12 @@ def _check_batched(c: TrainConfig) -> None:
     from agents.registry import AgentSpecError, parse_spec
 
     b = c.batched
-    _within("batched.num_tables", b.num_tables, 1, 10_000_000)
+    _within("batched.num_tables", b.num_tables, 1, MAX_TABLES)
     _positive("batched.value_warmup_steps", b.value_warmup_steps, allow_zero=True)
     if b.precision not in ("float32", "bfloat16"):
-        raise ConfigError(f"batched.precision: must be float32 or bfloat16, got {b.precision!r}")
+        raise ConfigError(f"batched.precision: must be float32 or bfloat16, got {_shown(b.precision)}")
     if not re.fullmatch(r"cpu|cuda(:[0-9]{1,2})?|mps", b.device):
-        raise ConfigError(f"batched.device: must be cpu, cuda, cuda:<index> or mps, got {b.device!r}")
+        raise ConfigError(f"batched.device: must be cpu, cuda, cuda:<index> or mps, got {_shown(b.device)}")
     if c.imitation.teacher:
         raise ConfigError("imitation.teacher: the batched trainer has no imitation warm start; start the actor from "
                           "a checkpoint (ppo.init_from, e.g. agents/checkpoints/rule_net.safetensors) and fit the value "
@@ -553,12 +600,12 @@ def _check_batched(c: TrainConfig) -> None:
         return parsed.name == "ppo" and bool(parsed.options.get("checkpoint") or parsed.options.get("path"))
 
     if not checkpoint_spec("batched.rule", b.rule):
-        raise ConfigError(f"batched.rule: {b.rule!r} is not a checkpoint spec (ppo:NAME or ppo:path=PATH)")
+        raise ConfigError(f"batched.rule: {_shown(b.rule)} is not a checkpoint spec (ppo:NAME or ppo:path=PATH)")
     _check_agent("batched.rule", b.rule)
     for spec in c.pool.baselines:
         if spec not in BATCHED_BASELINES and not checkpoint_spec("pool.baselines", spec):
             raise ConfigError(f"pool.baselines: the batched trainer seats {', '.join(BATCHED_BASELINES)} (rule through "
-                              f"batched.rule) and checkpoints (ppo:NAME, ppo:path=PATH), not {spec!r}")
+                              f"batched.rule) and checkpoints (ppo:NAME, ppo:path=PATH), not {_shown(spec)}")
 
 
 # ---------------------------------------------------------------------- the commented defaults

@@ -59,7 +59,7 @@ from agents.base import Agent
 from agents.ppo_agent import write_checkpoint
 from agents.registry import make_agent
 from uno_env.core.rules import Rules, edition_name
-from uno_env.files import atomic_write
+from uno_env.files import atomic_write, read_at_most
 from uno_env.rllib import rllib_observation, rllib_observations, rllib_space
 
 __all__ = ["ENV_NAME", "LEARNER", "RLlibSettings", "SelfPlayEnv", "actor_tensors", "learner_weights", "build_algorithm", "build_config",
@@ -137,11 +137,14 @@ class RLlibSettings:
 
 def load_settings(path: str | None = None, overrides: Sequence[str] = ()) -> RLlibSettings:
     """Settings from a YAML file and ``key=value`` overrides (YAML values); unknown keys raise ``ValueError``."""
-    import yaml
+    from training.config import MAX_CONFIG_BYTES, yaml_data
 
     data: dict[str, Any] = {}
     if path:
-        loaded = yaml.safe_load(Path(path).read_text())
+        raw = read_at_most(Path(path), MAX_CONFIG_BYTES)
+        if raw is None:
+            raise ValueError(f"{path}: larger than {MAX_CONFIG_BYTES} bytes; a settings file is at most that")
+        loaded = yaml_data(raw.decode("utf-8"))  # aliases refused before anything is built
         if loaded is not None and not isinstance(loaded, dict):
             raise ValueError(f"{path}: expected a mapping of settings")
         data.update(loaded or {})
@@ -149,7 +152,7 @@ def load_settings(path: str | None = None, overrides: Sequence[str] = ()) -> RLl
         key, sep, value = item.partition("=")
         if not sep:
             raise ValueError(f"--set takes key=value, got {item!r}")
-        data[key.strip()] = yaml.safe_load(value)
+        data[key.strip()] = yaml_data(value)
     fields = {f.name: f for f in dataclasses.fields(RLlibSettings)}
     unknown = sorted(set(data) - set(fields))
     if unknown:
