@@ -6,6 +6,8 @@ import io
 import json
 import os
 import pickle
+import re
+import shutil
 import signal
 import stat
 import subprocess
@@ -25,7 +27,7 @@ pytest.importorskip("yaml")
 import yaml  # noqa: E402
 
 from agents import PPOAgent  # noqa: E402
-from agents.ppo_agent import read_checkpoint  # noqa: E402
+from agents.ppo_agent import SHIPPED_DIR, read_checkpoint  # noqa: E402
 from training.config import config_from_dict, load_config  # noqa: E402
 from training.resume import ResumeError, read_resume  # noqa: E402
 from training.train import main, train  # noqa: E402
@@ -473,3 +475,33 @@ def test_every_long_phase_prints_progress_when_not_on_a_terminal(tmp_path: Path,
         assert expected in err, expected
     agent = PPOAgent.load(tmp_path / "run" / "best.safetensors")
     assert agent.metadata["steps"] == 256
+
+
+# ---------------------------------------------------------------------- run directories of older code
+OLD_RUNS = ROOT / "tests" / "data" / "runs_9f587ed"
+
+
+@pytest.mark.parametrize(("trainer", "steps", "extended"), [("sb3", 256, 384), ("batched", 512, 768)])
+def test_a_run_directory_written_before_the_training_layer_was_split_resumes_to_every_promised_file(
+        tmp_path: Path, trainer: str, steps: int, extended: int) -> None:
+    """tests/data/runs_9f587ed holds runs written by the code of 9f587ed; they resume with today's code,
+    keep their evaluations, and write checkpoints with the same tensors and metadata keys."""
+    if trainer == "batched":
+        pytest.importorskip("safetensors")
+    run_dir = tmp_path / trainer
+    shutil.copytree(OLD_RUNS / trainer, run_dir)
+    config = run_dir / "config.yaml"
+    config.write_text(re.sub(r"ppo:path=\S*rule_net\.safetensors", f"ppo:path={SHIPPED_DIR / 'rule_net.safetensors'}",
+                             config.read_text(encoding="utf-8")), encoding="utf-8")
+    old_evals = (run_dir / "evals.jsonl").read_text(encoding="utf-8")
+    old_tensors, old_meta = read_checkpoint(run_dir / "last.safetensors")
+    main(["--resume", str(run_dir), "--total-steps", str(extended), "--no-progress"])
+    reached = _state(run_dir)["steps"]  # the batched trainer stops at the first rollout past the budget
+    assert extended <= reached < extended + 256
+    assert_complete(run_dir, reached)
+    assert _state(run_dir)["resumed_at"] == [steps]
+    assert (run_dir / "evals.jsonl").read_text(encoding="utf-8").startswith(old_evals)
+    new_tensors, new_meta = read_checkpoint(run_dir / "last.safetensors")
+    assert {k: (v.shape, v.dtype) for k, v in new_tensors.items()} == {
+        k: (v.shape, v.dtype) for k, v in old_tensors.items()}
+    assert set(new_meta) == set(old_meta)
