@@ -1,4 +1,4 @@
-"""The batched trainer (``trainer: batched``, ``training.ppo_batched``): on-device self-play PPO over ``BatchedUno``."""
+"""The batched trainer (``trainer: batched``, ``training.batched.ppo``): on-device self-play PPO over ``BatchedUno``."""
 
 from __future__ import annotations
 
@@ -22,9 +22,7 @@ import yaml  # noqa: E402
 from agents import PPOAgent  # noqa: E402
 from agents.ppo_agent import SHIPPED_DIR, read_checkpoint  # noqa: E402
 from agents.tournament import evaluate  # noqa: E402
-from training import critic  # noqa: E402
-from training.config import ConfigError, config_from_dict  # noqa: E402
-from training.ppo_batched import (  # noqa: E402
+from training.batched.ppo import (  # noqa: E402
     Actor,
     ActorCritic,
     Opponent,
@@ -36,8 +34,10 @@ from training.ppo_batched import (  # noqa: E402
     sparse_linear,
     table_options,
 )
-from training.resume import read_resume  # noqa: E402
-from training.train import train  # noqa: E402
+from training.cli import train  # noqa: E402
+from training.config import ConfigError, config_from_dict  # noqa: E402
+from training.run import critic  # noqa: E402
+from training.run.resume import read_resume  # noqa: E402
 from uno_env.batched import BatchedUno  # noqa: E402
 from uno_env.core import Rules  # noqa: E402
 from uno_env.core.actions import DRAW, NUM_PLAY_ACTIONS  # noqa: E402
@@ -316,7 +316,7 @@ def test_ctrl_c_checkpoints_a_batched_run_without_sb3_and_it_resumes(tmp_path: P
                "        if name.split('.')[0] in ('gymnasium', 'pettingzoo', 'stable_baselines3', 'sb3_contrib'):\n"
                "            raise ImportError('no ' + name + ' on this machine')\n"
                "sys.meta_path.insert(0, Block())\n"
-               "from training.train import main\n"
+               "from training.cli import main\n"
                f"main(['--config', {str(config)!r}, '--no-progress'])\n")
     process = subprocess.Popen([sys.executable, "-c", blocker], cwd=ROOT, stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"})
@@ -344,7 +344,7 @@ def test_without_sb3_the_sb3_trainer_names_the_extra_and_the_batched_trainer(tmp
     config.write_text("total_steps: 64\n", encoding="utf-8")
     script = ("import sys\n"
               "sys.modules['stable_baselines3'] = None  # as on a bare GPU machine\n"
-              "from training.train import main\n"
+              "from training.cli import main\n"
               f"main(['--config', {str(config)!r}])\n")
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert out.returncode == 1
@@ -354,7 +354,7 @@ def test_without_sb3_the_sb3_trainer_names_the_extra_and_the_batched_trainer(tmp
 @pytest.mark.slow
 def test_gpu_slices_stop_on_time_with_a_checkpoint_and_the_next_resumes_even_without_the_init_file(
         tmp_path: Path) -> None:
-    """training.gpu_slice on the CPU: a slice stops itself after --seconds (exit 0, a checkpoint, the same
+    """training.batched.gpu_slice on the CPU: a slice stops itself after --seconds (exit 0, a checkpoint, the same
     command continues), the next resumes the run and here finishes it; a warm start's init file may be
     gone by then (the weights come from resume/)."""
     seed_run = train(config_from_dict(_tiny(tmp_path / "seed", total_steps=256)))
@@ -364,7 +364,7 @@ def test_gpu_slices_stop_on_time_with_a_checkpoint_and_the_next_resumes_even_wit
     config = tmp_path / "slices.yaml"
     config.write_text(yaml.safe_dump(_tiny(run_dir, total_steps=10_000_000, checkpoint_every=100_000,
                                            ppo={"init_from": str(init)})), encoding="utf-8")
-    command = [sys.executable, "-m", "training.gpu_slice", "--config", str(config), "--device", "cpu"]
+    command = [sys.executable, "-m", "training.batched.gpu_slice", "--config", str(config), "--device", "cpu"]
     first = subprocess.run([*command, "--seconds", "8"], cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert first.returncode == 0 and "Traceback" not in first.stderr, first.stderr
     assert "(checkpoint written); run the same command to continue" in first.stderr

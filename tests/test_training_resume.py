@@ -28,9 +28,9 @@ import yaml  # noqa: E402
 
 from agents import PPOAgent  # noqa: E402
 from agents.ppo_agent import SHIPPED_DIR, read_checkpoint  # noqa: E402
+from training.cli import main, train  # noqa: E402
 from training.config import config_from_dict, load_config  # noqa: E402
-from training.resume import ResumeError, read_resume  # noqa: E402
-from training.train import main, train  # noqa: E402
+from training.run.resume import ResumeError, read_resume  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -88,7 +88,7 @@ def test_the_resume_state_is_safetensors_and_json_and_resumes_to_every_promised_
         assert head not in (b"PK", b"\x80\x04", b"\x80\x05"), f"{path} looks like a zip or a pickle"
     state, tensors = read_resume(run_dir)  # type: ignore[misc]
     assert {k.split("/")[0] for k in tensors} == {"policy", "optimizer", "rng"}
-    assert state["counters"]["n_updates"] > 0
+    assert state.counters.n_updates > 0
     train(config_from_dict(_tiny(run_dir, total_steps=768)), resume=True)
     assert_complete(run_dir, 768)
     assert _state(run_dir)["resumed_at"] == [512]
@@ -97,7 +97,7 @@ def test_the_resume_state_is_safetensors_and_json_and_resumes_to_every_promised_
 def test_a_resume_restores_the_optimizer_and_generators_so_it_trains_what_an_unbroken_run_trains(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Stopped right after the step-0 checkpoint (after the warm start), a resumed run is the unbroken run."""
-    import training.train as train_module
+    import training.cli as train_module
 
     class Stop(Exception):
         pass
@@ -285,14 +285,14 @@ def _no_orphans() -> Any:
 
 
 class Run:
-    """``python -m training.train`` in a subprocess, its stderr collected line by line."""
+    """``python -m training.cli`` in a subprocess, its stderr collected line by line."""
 
     def __init__(self, tmp_path: Path, data: dict[str, Any], *args: str) -> None:
         self.config = tmp_path / "config.yaml"
         self.config.write_text(yaml.safe_dump(data), encoding="utf-8")
         self.run_dir = Path(data["run_dir"])
         env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-        self.process = subprocess.Popen([sys.executable, "-m", "training.train", "--config", str(self.config), *args],
+        self.process = subprocess.Popen([sys.executable, "-m", "training.cli", "--config", str(self.config), *args],
                                         cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
                                         start_new_session=True)  # its own process group, as in a terminal
         STARTED.append(self.process)
@@ -381,7 +381,7 @@ def test_ctrl_c_writes_a_checkpoint_and_says_how_to_resume_and_the_resumed_run_i
     steps = _state(run_dir)["steps"]
     last = err.rstrip().splitlines()[-1]
     prefix = f"interrupted at step {steps}; resume with: "
-    assert steps >= 256 and last.startswith(prefix) and last.endswith(f" -m training.train --resume {run_dir}")
+    assert steps >= 256 and last.startswith(prefix) and last.endswith(f" -m training.cli --resume {run_dir}")
     python = last[len(prefix):].split(" -m ")[0]
     assert python == "python" or os.path.abspath(ROOT / python) == os.path.abspath(sys.executable)
     assert "Traceback" not in err and "Exception ignored" not in err and "KeyboardInterrupt" not in err
@@ -418,7 +418,7 @@ def test_the_quickstart_resumes_after_ctrl_c_with_the_command_it_prints(tmp_path
     config = tmp_path / "qs.yaml"
     config.write_text(yaml.safe_dump({**_tiny(run_dir, total_steps=1_000_000), "name": "quickstart"}), encoding="utf-8")
     args = ["--config", str(config), "--games", "2", "--workers", "1"]
-    process = subprocess.Popen([sys.executable, "-m", "training.quickstart", *args], cwd=ROOT, text=True,
+    process = subprocess.Popen([sys.executable, "-m", "training.tools.quickstart", *args], cwd=ROOT, text=True,
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     STARTED.append(process)
     deadline = time.monotonic() + 300
@@ -428,9 +428,9 @@ def test_the_quickstart_resumes_after_ctrl_c_with_the_command_it_prints(tmp_path
     process.send_signal(signal.SIGINT)
     out, err = process.communicate(timeout=300)
     assert process.returncode == 130 and "Traceback" not in err
-    assert err.rstrip().endswith(f"-m training.quickstart --config {config} --games 2 --workers 1 --resume")
+    assert err.rstrip().endswith(f"-m training.tools.quickstart --config {config} --games 2 --workers 1 --resume")
     steps = _state(run_dir)["steps"]
-    from training.quickstart import main as quickstart
+    from training.tools.quickstart import main as quickstart
 
     resumed = tmp_path / "resumed.yaml"  # the printed command, with a budget the test can wait for
     resumed.write_text(config.read_text().replace("total_steps: 1000000", f"total_steps: {steps + 64}"))
@@ -442,10 +442,10 @@ def test_the_quickstart_resumes_after_ctrl_c_with_the_command_it_prints(tmp_path
 def test_progress_is_plain_lines_off_a_terminal_and_a_bar_on_one() -> None:
     import doctest
 
-    import training.progress
-    from training.progress import Progress
+    import training.run.progress
+    from training.run.progress import Progress
 
-    assert doctest.testmod(training.progress).failed == 0
+    assert doctest.testmod(training.run.progress).failed == 0
 
     class Terminal(io.StringIO):
         def isatty(self) -> bool:
