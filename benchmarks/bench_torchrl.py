@@ -37,7 +37,8 @@ def main() -> None:
     from torchrl.modules import MaskedCategorical
     from torchrl.objectives.value.functional import generalized_advantage_estimate
 
-    from training.batched.ppo import MASKED, gae, sample_actions
+    from training.batched.networks import MASKED, sample_actions
+    from training.batched.ppo import gae
 
     torch.set_num_threads(1)
     torch.manual_seed(0)

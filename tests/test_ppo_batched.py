@@ -22,18 +22,9 @@ import yaml  # noqa: E402
 from agents import PPOAgent  # noqa: E402
 from agents.ppo_agent import SHIPPED_DIR, read_checkpoint  # noqa: E402
 from agents.tournament import evaluate  # noqa: E402
-from training.batched.ppo import (  # noqa: E402
-    Actor,
-    ActorCritic,
-    Opponent,
-    Rollout,
-    SelfPlay,
-    gae,
-    privileged_features,
-    sample_actions,
-    sparse_linear,
-    table_options,
-)
+from training.batched.networks import Actor, ActorCritic, sample_actions, sparse_linear  # noqa: E402
+from training.batched.ppo import gae  # noqa: E402
+from training.batched.selfplay import Opponent, Rollout, SelfPlay, privileged_features, table_options  # noqa: E402
 from training.cli import train  # noqa: E402
 from training.config import ConfigError, config_from_dict  # noqa: E402
 from training.run import critic  # noqa: E402
@@ -266,7 +257,7 @@ def test_batched_config_refusals_name_the_key(change: dict[str, Any], key: str) 
 def test_a_tiny_run_writes_checkpoints_ppoagent_plays_with_the_trained_policys_logits(tmp_path: Path) -> None:
     run_dir = train(config_from_dict(_tiny(tmp_path / "run")))
     state, tensors = read_resume(run_dir)  # type: ignore[misc]
-    assert state["complete"] and state["steps"] >= 1024 and state["snapshots"]
+    assert state.complete and state.steps >= 1024 and state.snapshots
     actor = Actor(10, [16], "tanh")
     actor.load_state_dict({k.removeprefix("policy/actor."): v for k, v in tensors.items()
                            if k.startswith("policy/actor.")})
@@ -276,12 +267,12 @@ def test_a_tiny_run_writes_checkpoints_ppoagent_plays_with_the_trained_policys_l
     with torch.no_grad():
         ours = actor(observations).numpy()
     assert np.allclose(agent.logits(observations.numpy()), ours, atol=1e-5)
-    assert agent.metadata["steps"] == state["steps"] and agent.metadata["config"]["trainer"] == "batched"
+    assert agent.metadata["steps"] == state.steps and agent.metadata["config"]["trainer"] == "batched"
     result = evaluate([agent, "rule", "random"], Rules(num_players=3), 3, max_decisions=3000)
     assert result.games == 3
     evals = [json.loads(line) for line in (run_dir / "evals.jsonl").read_text().splitlines()]
-    assert evals[-1]["steps"] == state["steps"] and "classic_2p_vs_rule" in evals[-1]["matchups"]
-    assert read_checkpoint(run_dir / "best.safetensors")[1]["steps"] == state["best"]["steps"]
+    assert evals[-1]["steps"] == state.steps and "classic_2p_vs_rule" in evals[-1]["matchups"]
+    assert read_checkpoint(run_dir / "best.safetensors")[1]["steps"] == state.best.steps
 
 
 @pytest.mark.slow
@@ -368,13 +359,12 @@ def test_gpu_slices_stop_on_time_with_a_checkpoint_and_the_next_resumes_even_wit
     first = subprocess.run([*command, "--seconds", "8"], cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert first.returncode == 0 and "Traceback" not in first.stderr, first.stderr
     assert "(checkpoint written); run the same command to continue" in first.stderr
-    steps = json.loads((run_dir / "resume" / "state.json").read_text())["steps"]
-    assert steps > 0
-    init.unlink()
+    steps = json.loads((run_dir / "resume" / "state.json").read_text())["steps"]  # 0 on a busy machine: still a
+    init.unlink()  # checkpoint (of step 0, after set-up), so the test asserts no step count (independent of speed)
     second = subprocess.run([*command, "--seconds", "300", "--total-steps", str(steps + 256)], cwd=ROOT,
                             capture_output=True, text=True, timeout=300)
     assert second.returncode == 0 and "Traceback" not in second.stderr, second.stderr
     state = json.loads((run_dir / "resume" / "state.json").read_text())
     assert f"{run_dir} complete" in second.stderr and state["complete"]
-    assert state["steps"] >= steps + 256 and state["resumed_at"] == [steps]
+    assert state["steps"] >= steps + 256 and state["resumed_at"] == ([steps] if steps else [])
 

@@ -69,7 +69,9 @@ def _batched_rate(data: dict[str, Any], steps: int, threads: int, profile: bool 
     """``(learner steps/s, share of time in rollouts, share in matrix products)`` of the batched trainer."""
     import torch
 
-    from training.batched.ppo import ActorCritic, Rollout, SelfPlay, gae, ppo_update
+    from training.batched.networks import ActorCritic
+    from training.batched.ppo import gae, ppo_update
+    from training.batched.selfplay import Rollout, SelfPlay
     from training.config import config_from_dict
 
     torch.set_num_threads(threads)
