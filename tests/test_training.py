@@ -223,32 +223,28 @@ def test_a_run_stops_at_exactly_total_steps_even_mid_rollout(tmp_path: Path) -> 
 
 def test_an_interrupted_run_is_reproduced_by_training_to_its_resume_point_then_resuming(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import training.cli as train_module
     from agents.ppo_agent import read_checkpoint
+    from training.run.schedule import Schedule
 
     class Interrupted(Exception):
         pass
 
-    original = train_module._callback_class
+    original = Schedule.save
 
-    def interrupting() -> Any:
-        class Interrupting(original()):  # type: ignore[misc]
-            def _save_resume(self) -> None:
-                super()._save_resume()
-                if self.num_timesteps >= 200:
-                    raise Interrupted  # killed right after the resume point at step 200 was written
-
-        return Interrupting
+    def interrupting(self: Schedule, complete: bool = False) -> None:
+        original(self, complete)
+        if self.trainer.steps >= 200:
+            raise Interrupted  # killed right after the resume point at step 200 was written
 
     def config(name: str, total: int) -> Any:
         data = _smoke_config(tmp_path / name, total_steps=total, checkpoint_every=200)
         data["eval"]["matchups"] = []
         return config_from_dict(data)
 
-    monkeypatch.setattr(train_module, "_callback_class", interrupting)
+    monkeypatch.setattr(Schedule, "save", interrupting)
     with pytest.raises(Interrupted):
         train(config("interrupted", 384))
-    monkeypatch.setattr(train_module, "_callback_class", original)
+    monkeypatch.setattr(Schedule, "save", original)
     assert json.loads((tmp_path / "interrupted" / "resume" / "state.json").read_text())["steps"] == 200
     train(config("interrupted", 384), resume=True)
     train(config("recipe", 200))
@@ -367,7 +363,7 @@ def test_privileged_critic_reads_the_hidden_part_and_the_exported_policy_never_d
     import torch
     from sb3_contrib import MaskablePPO
 
-    from training.cli import checkpoint_metadata
+    from training.run.rundir import checkpoint_metadata
     from training.sb3.policy import export_policy, policy_class, policy_kwargs
     from uno_env.observation import observation_size
 

@@ -97,19 +97,16 @@ def test_the_resume_state_is_safetensors_and_json_and_resumes_to_every_promised_
 def test_a_resume_restores_the_optimizer_and_generators_so_it_trains_what_an_unbroken_run_trains(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Stopped right after the step-0 checkpoint (after the warm start), a resumed run is the unbroken run."""
-    import training.cli as train_module
+    from training.run.schedule import Schedule
 
     class Stop(Exception):
         pass
 
-    original = train_module._callback_class
+    original = Schedule.save
 
-    def stopping() -> Any:
-        class Stopping(original()):  # type: ignore[misc]
-            def _on_training_start(self) -> None:
-                raise Stop
-
-        return Stopping
+    def stopping(self: Schedule, complete: bool = False) -> None:
+        original(self, complete)
+        raise Stop  # killed right after the step-0 checkpoint
 
     def data(name: str) -> dict[str, Any]:
         d = _tiny(tmp_path / name, total_steps=384, imitation={"teacher": "rule", "decisions": 300, "epochs": 1})
@@ -117,10 +114,10 @@ def test_a_resume_restores_the_optimizer_and_generators_so_it_trains_what_an_unb
         return d
 
     train(config_from_dict(data("unbroken")))
-    monkeypatch.setattr(train_module, "_callback_class", stopping)
+    monkeypatch.setattr(Schedule, "save", stopping)
     with pytest.raises(Stop):
         train(config_from_dict(data("stopped")))
-    monkeypatch.setattr(train_module, "_callback_class", original)
+    monkeypatch.setattr(Schedule, "save", original)
     assert _state(tmp_path / "stopped")["steps"] == 0
     train(config_from_dict(data("stopped")), resume=True)
     a, b = (read_checkpoint(tmp_path / name / "last.safetensors")[0] for name in ("unbroken", "stopped"))

@@ -109,7 +109,8 @@ def record(config: TrainConfig, seed: int, chunk: int = 50_000,
 
 def fit(config: TrainConfig, out: Path, show_progress: bool = True) -> dict[str, float]:
     """Record the teacher, fit the policy, write the checkpoint to ``out``; returns the fit's statistics."""
-    from training.cli import checkpoint_metadata, seed_everything
+    from training.run.rundir import checkpoint_metadata
+    from training.sb3.trainer import seed_everything
     from training.run.progress import Progress
     from training.sb3.imitation import imitate
     from training.sb3.policy import export_policy
