@@ -502,3 +502,83 @@ def test_a_run_directory_written_before_the_training_layer_was_split_resumes_to_
     assert {k: (v.shape, v.dtype) for k, v in new_tensors.items()} == {
         k: (v.shape, v.dtype) for k, v in old_tensors.items()}
     assert set(new_meta) == set(old_meta)
+
+
+def test_a_resume_without_state_json_but_with_a_runs_files_is_refused_and_deletes_nothing(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 27.6: --resume of a directory whose state.json is gone must not restart from step 0 over its files."""
+    run_dir = tmp_path / "sb3"
+    shutil.copytree(OLD_RUNS / "sb3", run_dir)
+    (run_dir / "resume" / "state.json").unlink()
+    before = {p: p.read_bytes() for p in run_dir.rglob("*") if p.is_file()}
+    with pytest.raises(ResumeError, match="state.json is missing.*--resume would restart it from step 0"):
+        read_resume(run_dir)
+    with pytest.raises(SystemExit) as stopped:
+        main(["--resume", str(run_dir), "--no-progress"])
+    assert stopped.value.code == 2 and "put the run's resume/state.json back" in capsys.readouterr().err.lower()
+    assert {p: p.read_bytes() for p in run_dir.rglob("*") if p.is_file()} == before
+
+
+def test_a_fresh_start_in_a_directory_holding_a_runs_files_is_refused_and_overwrites_nothing(tmp_path: Path) -> None:
+    run_dir = tmp_path / "sb3"
+    shutil.copytree(OLD_RUNS / "sb3", run_dir)
+    shutil.rmtree(run_dir / "resume")
+    before = {p: p.read_bytes() for p in run_dir.rglob("*") if p.is_file()}
+    with pytest.raises(FileExistsError, match="already holds a run .*evals.jsonl"):
+        train(config_from_dict(_tiny(run_dir, total_steps=256)))
+    assert {p: p.read_bytes() for p in run_dir.rglob("*") if p.is_file()} == before
+
+
+def test_a_full_disk_during_training_is_a_typed_error_and_the_last_checkpoint_resumes(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 27.7: a write failing with ENOSPC ends the run with RunWriteError; the previous state resumes."""
+    import errno
+
+    import training.run.resume as resume_module
+    from training.run.rundir import RunWriteError
+
+    run_dir = tmp_path / "run"
+    original = resume_module.write_resume
+
+    def full_disk(where: Path, state: Any, tensors: Any) -> None:
+        if state.steps >= 256:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        original(where, state, tensors)
+
+    monkeypatch.setattr("training.run.schedule.write_resume", full_disk)
+    with pytest.raises(RunWriteError, match="No space left on device.*the last checkpoint is intact"):
+        train(config_from_dict(_tiny(run_dir, total_steps=512)))
+    monkeypatch.undo()
+    assert _state(run_dir)["steps"] < 256
+    train(config_from_dict(_tiny(run_dir, total_steps=512)), resume=True)
+    assert_complete(run_dir, 512)
+
+
+@pytest.mark.parametrize("trainer", ["sb3", "batched"])
+def test_a_resumed_run_says_where_it_resumes_and_counts_from_there(
+        tmp_path: Path, trainer: str, capfd: pytest.CaptureFixture[str]) -> None:
+    if trainer == "batched":
+        pytest.importorskip("safetensors")
+    run_dir = tmp_path / trainer
+    shutil.copytree(OLD_RUNS / trainer, run_dir)
+    config = run_dir / "config.yaml"
+    config.write_text(re.sub(r"ppo:path=\S*rule_net\.safetensors", f"ppo:path={SHIPPED_DIR / 'rule_net.safetensors'}",
+                             config.read_text(encoding="utf-8")), encoding="utf-8")
+    steps = _state(run_dir)["steps"]
+    main(["--resume", str(run_dir), "--total-steps", str(steps + 256), "--set", "progress_bar=true"])
+    err = capfd.readouterr().err
+    assert f"[train] resuming at step {steps:,} of {steps + 256:,}" in err
+    assert f"[train] {steps:,}/{steps + 256:,} steps" in err and "[train] 0/" not in err
+
+
+def test_progress_that_stops_early_says_how_far_it_got_never_done() -> None:
+    from training.run.interrupt import TrainingInterrupted
+    from training.run.progress import Progress
+
+    out = io.StringIO()
+    with pytest.raises(TrainingInterrupted), Progress("[train]", 1000, "steps", stream=out, start=200) as bar:
+        bar.update(450)
+        raise TrainingInterrupted(signal.SIGINT)
+    lines = out.getvalue().splitlines()
+    assert lines[0] == "[train] resuming at step 200 of 1,000" and lines[1] == "[train] 200/1,000 steps"
+    assert lines[-1].startswith("[train] stopped at 450/1,000 steps after ") and "done" not in out.getvalue()

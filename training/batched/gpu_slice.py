@@ -27,9 +27,10 @@ import threading
 import time
 from pathlib import Path
 
-from training.cli import train
+from training.batched.ppo import run_batched
 from training.config import ConfigError, load_config
 from training.run.interrupt import TrainingInterrupted
+from training.run.launch import launch
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -64,7 +65,7 @@ def main(argv: list[str] | None = None) -> None:
     timer.daemon = True
     timer.start()
     try:
-        train(config, resume=resume)
+        launch(config, run_batched, resume=resume)
         outcome = "complete"
     except TrainingInterrupted as stopped:
         outcome = f"stopped at step {stopped.steps} (checkpoint written); run the same command to continue"

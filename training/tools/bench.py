@@ -49,8 +49,8 @@ def _sb3_rate(data: dict[str, Any], steps: int) -> float:
     """Learner steps/s of a real MaskablePPO.learn (the SB3 trainer's model and envs)."""
     import torch
 
-    from training.sb3.trainer import build_model, make_vec_env
     from training.config import config_from_dict
+    from training.sb3.trainer import build_model, make_vec_env
 
     torch.set_num_threads(1)
     config = config_from_dict(data)
