@@ -59,28 +59,8 @@ the last checkpoint with fresh tables (seeded from the seed and the step, as the
 envs are), so an unbroken run and a resumed one differ after the resume point; a fixed seed
 reproduces a run on the same device (tested).
 
-Measured choices (``python -m training.tools.bench``; 2 shared CPU cores, one torch thread):
-
-* TorchRL 0.14.1 installs beside torch 2.13.0 without pulling another torch, and is not used
-  (``python -m benchmarks.bench_torchrl``, one thread, shared machine). Its ``MaskedCategorical``
-  took 32.6 ms for the log-probabilities and entropies of a 2,048-row minibatch against 1.7 ms
-  for a masked ``log_softmax`` (24 minibatches per update: about 0.8 s of an update that takes
-  about 3 s), and 0.27 ms against 0.07 ms to sample 128 rows. Its GAE is faster (0.3 ms against
-  27 ms for 64 env steps x 256 tables) but wants each table's learner steps as one sequence,
-  while the learner's steps come interleaved with the opponents' at irregular env steps;
-  ``gae`` below works on that layout directly and costs about 1% of an update. Its
-  ``ClipPPOLoss`` needs TensorDict modules around the networks. And the bare GPU machines this
-  trainer targets have torch, numpy, pyyaml, safetensors and tensorboard only.
-* On a CPU the network's own arithmetic bounds both trainers. An observation has about 4% non-zero
-  entries (the hidden cards about 1.5%), so on a CPU the first layer of every network (71% of the
-  actor's and 85% of the privileged critic's multiply-adds) reads its input as sparse
-  (``sparse_linear``: an ``embedding_bag`` of the weight columns the non-zero entries select, the
-  same function as the dense product, tested): about 3x faster per update in float32. A
-  ``bfloat16`` autocast of the dense products (``batched.precision``) was 3x faster than dense
-  float32, no faster than the sparse float32 layers, so float32 is the default; on a GPU the
-  products stay dense. With it the trainer ran 3.4-4.5x the SB3 trainer at 2 players and 1.3x
-  (256 tables) to 2.0x (1,024 tables) at 4, with 28-42% of its time in the networks' arithmetic
-  (README). Two torch threads were 3-8x slower than one on the shared cores.
+Why it is built this way (TorchRL not used, sparse first layers on a CPU, float32 by default) and
+what was measured: ``docs/incoming/a_train.md`` (for the speed page).
 """
 
 from __future__ import annotations
