@@ -69,7 +69,7 @@ def test_a_tiny_imitation_only_fit_writes_a_loadable_checkpoint(tmp_path: Path) 
 
 @pytest.mark.slow
 def test_a_tiny_rule_net_run_writes_its_config_and_agreement_card_and_repeats_exactly(tmp_path: Path) -> None:
-    from training import rule_net
+    from training.tools import rule_net
 
     path = _tiny_config(tmp_path)
     out = tmp_path / "net.safetensors"
