@@ -15,7 +15,7 @@ $(VENV)/.installed: pyproject.toml | $(BIN)/python
 
 ## demo: set up, train the quickstart config briefly, print its evaluation beside the shipped checkpoint
 demo: $(VENV)/.installed
-	$(BIN)/python -m training.quickstart
+	$(BIN)/python -m training.tools.quickstart
 
 ## test: set up and run the whole test suite (the 20 slowest tests listed at the end)
 test: $(VENV)/.installed

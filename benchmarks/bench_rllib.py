@@ -4,7 +4,7 @@ Both train PPO (256x256 ReLU actor, PPO updates included) for the learner at a 2
 table against ``RuleAgent``, one torch thread per process, and report learner env steps per
 second:
 
-* ``sb3 dummy x16``: ``training.bench``'s run of ``configs/classic.yaml`` (MaskablePPO, 16 envs
+* ``sb3 dummy x16``: ``training.tools.bench``'s run of ``configs/classic.yaml`` (MaskablePPO, 16 envs
   in a DummyVecEnv, forced moves skipped inside the env);
 * ``rllib, N env runners``: ``training.rllib`` (PPO with the action-masking RLModule,
   ``SelfPlayEnv`` with the rule baseline in every opponent seat), sampling in the driver
@@ -32,8 +32,8 @@ CONFIG = Path(__file__).resolve().parent.parent / "configs" / "classic.yaml"
 
 
 def sb3_rate(steps: int) -> float:
-    """Learner steps per second of the SB3 trainer (``training.bench``'s measurement)."""
-    from training.bench import _run
+    """Learner steps per second of the SB3 trainer (``training.tools.bench``'s measurement)."""
+    from training.tools.bench import _run
     from training.config import load_config
 
     data = load_config(str(CONFIG)).to_dict()

@@ -1,4 +1,4 @@
-"""TorchRL's masked distribution and GAE beside ``training.ppo_batched``'s, on the batched trainer's shapes.
+"""TorchRL's masked distribution and GAE beside ``training.batched.ppo``'s, on the batched trainer's shapes.
 
 ``pip install torchrl==0.14.1`` (it installs beside torch 2.13.0 without another torch), then
 ``python -m benchmarks.bench_torchrl``. One torch thread, medians of 30 calls, milliseconds:
@@ -7,7 +7,7 @@
   minibatch of 2,048 masked rows (``MaskedCategorical`` against a masked ``log_softmax``);
 * the rollout's: sampling 128 rows and their log-probabilities (against a Gumbel-max draw);
 * GAE over a rollout of 64 env steps x 256 tables with the learner at about half the steps:
-  ``training.ppo_batched.gae`` works on the interleaved layout directly; TorchRL's
+  ``training.batched.ppo.gae`` works on the interleaved layout directly; TorchRL's
   ``generalized_advantage_estimate`` is timed on the same number of learner steps already laid
   out as one padded sequence per table (the regathering it would need is not counted).
 """
@@ -37,7 +37,8 @@ def main() -> None:
     from torchrl.modules import MaskedCategorical
     from torchrl.objectives.value.functional import generalized_advantage_estimate
 
-    from training.ppo_batched import MASKED, gae, sample_actions
+    from training.batched.networks import MASKED, sample_actions
+    from training.batched.ppo import gae
 
     torch.set_num_threads(1)
     torch.manual_seed(0)

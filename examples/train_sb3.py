@@ -18,7 +18,7 @@ from sb3_contrib import MaskablePPO
 
 from agents import PPOAgent
 from agents.tournament import evaluate
-from training.policy import export_policy, policy_kwargs
+from training.sb3.policy import export_policy, policy_kwargs
 from uno_env import SingleAgentEnv
 from uno_env.core import Rules
 from uno_env.observation import observation_size

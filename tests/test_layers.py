@@ -99,3 +99,64 @@ def test_uno_env_imports_nothing_from_agents_training_or_uno_app() -> None:
 )
 def test_the_checker_sees_every_kind_of_import(source: str, where: str, expected: list[str]) -> None:
     assert [target for _, target in imports(ROOT / where, source)] == expected
+
+
+# ---------------------------------------------------------------------- inside training (issue 23)
+TRAINERS = ("training.sb3", "training.batched", "training.rllib")
+
+
+def _training_imports() -> dict[str, set[str]]:
+    """module -> the training modules it imports (a ``from pkg import name`` counts as ``pkg.name`` when
+    that is a module)."""
+    files = {module_name(p): p for p in (ROOT / "training").rglob("*.py")}
+    graph: dict[str, set[str]] = {}
+    for name, path in files.items():
+        targets = set()
+        for _, target in imports(path):
+            while target and target not in files:
+                target = target.rpartition(".")[0]
+            if target.startswith("training") and target != name:
+                targets.add(target)
+        graph[name] = targets
+    return graph
+
+
+def _within(module: str, package: str) -> bool:
+    return module == package or module.startswith(package + ".")
+
+
+def test_the_run_layer_imports_no_trainer_and_no_trainer_imports_another() -> None:
+    graph = _training_imports()
+    assert any(_within(m, "training.run") for m in graph) and any(_within(m, "training.sb3") for m in graph)
+    wrong = []
+    for module, targets in graph.items():
+        for target in targets:
+            if _within(module, "training.run") and any(_within(target, t) for t in TRAINERS):
+                wrong.append(f"{module} (run layer) imports the trainer {target}")
+            for trainer in TRAINERS:
+                other = [t for t in TRAINERS if t != trainer]
+                if _within(module, trainer) and any(_within(target, t) for t in other):
+                    wrong.append(f"{module} ({trainer}) imports {target}")
+            if _within(target, "training.cli") or _within(target, "training.tools"):
+                if not (_within(module, "training.tools") or _within(module, "training.cli")):
+                    wrong.append(f"{module} imports {target}, which sits above the trainers")
+    assert wrong == []
+
+
+def test_no_two_training_modules_import_each_other_directly_or_around_a_cycle() -> None:
+    graph = _training_imports()
+    cycles = []
+
+    def visit(module: str, path: list[str]) -> None:
+        for target in sorted(graph.get(module, ())):
+            if target in path:
+                cycles.append(" -> ".join(path[path.index(target):] + [target]))
+            elif target not in done:
+                visit(target, path + [target])
+        done.add(module)
+
+    done: set[str] = set()
+    for module in sorted(graph):
+        if module not in done:
+            visit(module, [module])
+    assert cycles == []

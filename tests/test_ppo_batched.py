@@ -1,4 +1,4 @@
-"""The batched trainer (``trainer: batched``, ``training.ppo_batched``): on-device self-play PPO over ``BatchedUno``."""
+"""The batched trainer (``trainer: batched``, ``training.batched.ppo``): on-device self-play PPO over ``BatchedUno``."""
 
 from __future__ import annotations
 
@@ -23,22 +23,13 @@ import yaml  # noqa: E402
 from agents import PPOAgent  # noqa: E402
 from agents.ppo_agent import SHIPPED_DIR, read_checkpoint  # noqa: E402
 from agents.tournament import evaluate  # noqa: E402
-from training import critic  # noqa: E402
+from training.batched.networks import Actor, ActorCritic, sample_actions, sparse_linear  # noqa: E402
+from training.batched.ppo import gae  # noqa: E402
+from training.batched.selfplay import Opponent, Rollout, SelfPlay, privileged_features, table_options  # noqa: E402
+from training.cli import train  # noqa: E402
 from training.config import ConfigError, config_from_dict  # noqa: E402
-from training.ppo_batched import (  # noqa: E402
-    Actor,
-    ActorCritic,
-    Opponent,
-    Rollout,
-    SelfPlay,
-    gae,
-    privileged_features,
-    sample_actions,
-    sparse_linear,
-    table_options,
-)
-from training.resume import read_resume  # noqa: E402
-from training.train import train  # noqa: E402
+from training.run import critic  # noqa: E402
+from training.run.resume import read_resume  # noqa: E402
 from uno_env.batched import BatchedUno  # noqa: E402
 from uno_env.core import Rules  # noqa: E402
 from uno_env.core.actions import DRAW, NUM_PLAY_ACTIONS  # noqa: E402
@@ -268,7 +259,7 @@ def test_batched_config_refusals_name_the_key(change: dict[str, Any], key: str) 
 def test_a_tiny_run_writes_checkpoints_ppoagent_plays_with_the_trained_policys_logits(tmp_path: Path) -> None:
     run_dir = train(config_from_dict(_tiny(tmp_path / "run")))
     state, tensors = read_resume(run_dir)  # type: ignore[misc]
-    assert state["complete"] and state["steps"] >= 1024 and state["snapshots"]
+    assert state.complete and state.steps >= 1024 and state.snapshots
     actor = Actor(10, [16], "tanh")
     actor.load_state_dict({k.removeprefix("policy/actor."): v for k, v in tensors.items()
                            if k.startswith("policy/actor.")})
@@ -278,12 +269,12 @@ def test_a_tiny_run_writes_checkpoints_ppoagent_plays_with_the_trained_policys_l
     with torch.no_grad():
         ours = actor(observations).numpy()
     assert np.allclose(agent.logits(observations.numpy()), ours, atol=1e-5)
-    assert agent.metadata["steps"] == state["steps"] and agent.metadata["config"]["trainer"] == "batched"
+    assert agent.metadata["steps"] == state.steps and agent.metadata["config"]["trainer"] == "batched"
     result = evaluate([agent, "rule", "random"], Rules(num_players=3), 3, max_decisions=3000)
     assert result.games == 3
     evals = [json.loads(line) for line in (run_dir / "evals.jsonl").read_text().splitlines()]
-    assert evals[-1]["steps"] == state["steps"] and "classic_2p_vs_rule" in evals[-1]["matchups"]
-    assert read_checkpoint(run_dir / "best.safetensors")[1]["steps"] == state["best"]["steps"]
+    assert evals[-1]["steps"] == state.steps and "classic_2p_vs_rule" in evals[-1]["matchups"]
+    assert read_checkpoint(run_dir / "best.safetensors")[1]["steps"] == state.best.steps
 
 
 @pytest.mark.slow
@@ -318,7 +309,7 @@ def test_ctrl_c_checkpoints_a_batched_run_without_sb3_and_it_resumes(tmp_path: P
                "        if name.split('.')[0] in ('gymnasium', 'pettingzoo', 'stable_baselines3', 'sb3_contrib'):\n"
                "            raise ImportError('no ' + name + ' on this machine')\n"
                "sys.meta_path.insert(0, Block())\n"
-               "from training.train import main\n"
+               "from training.cli import main\n"
                f"main(['--config', {str(config)!r}, '--no-progress'])\n")
     process = subprocess.Popen([sys.executable, "-c", blocker], cwd=ROOT, stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"})
@@ -347,7 +338,7 @@ def test_without_sb3_the_sb3_trainer_names_the_extra_and_the_batched_trainer(tmp
     config.write_text("total_steps: 64\n", encoding="utf-8")
     script = ("import sys\n"
               "sys.modules['stable_baselines3'] = None  # as on a bare GPU machine\n"
-              "from training.train import main\n"
+              "from training.cli import main\n"
               f"main(['--config', {str(config)!r}])\n")
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert out.returncode == 1
@@ -357,7 +348,7 @@ def test_without_sb3_the_sb3_trainer_names_the_extra_and_the_batched_trainer(tmp
 @pytest.mark.slow
 def test_gpu_slices_stop_on_time_with_a_checkpoint_and_the_next_resumes_even_without_the_init_file(
         tmp_path: Path) -> None:
-    """training.gpu_slice on the CPU: a slice stops itself after --seconds (exit 0, a checkpoint, the same
+    """training.batched.gpu_slice on the CPU: a slice stops itself after --seconds (exit 0, a checkpoint, the same
     command continues), the next resumes the run and here finishes it; a warm start's init file may be
     gone by then (the weights come from resume/)."""
     seed_run = train(config_from_dict(_tiny(tmp_path / "seed", total_steps=256)))
@@ -367,17 +358,16 @@ def test_gpu_slices_stop_on_time_with_a_checkpoint_and_the_next_resumes_even_wit
     config = tmp_path / "slices.yaml"
     config.write_text(yaml.safe_dump(_tiny(run_dir, total_steps=10_000_000, checkpoint_every=100_000,
                                            ppo={"init_from": str(init)})), encoding="utf-8")
-    command = [sys.executable, "-m", "training.gpu_slice", "--config", str(config), "--device", "cpu"]
+    command = [sys.executable, "-m", "training.batched.gpu_slice", "--config", str(config), "--device", "cpu"]
     first = subprocess.run([*command, "--seconds", "8"], cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert first.returncode == 0 and "Traceback" not in first.stderr, first.stderr
     assert "(checkpoint written); run the same command to continue" in first.stderr
-    steps = json.loads((run_dir / "resume" / "state.json").read_text())["steps"]
-    assert steps > 0
-    init.unlink()
+    steps = json.loads((run_dir / "resume" / "state.json").read_text())["steps"]  # 0 on a busy machine: still a
+    init.unlink()  # checkpoint (of step 0, after set-up), so the test asserts no step count (independent of speed)
     second = subprocess.run([*command, "--seconds", "300", "--total-steps", str(steps + 256)], cwd=ROOT,
                             capture_output=True, text=True, timeout=300)
     assert second.returncode == 0 and "Traceback" not in second.stderr, second.stderr
     state = json.loads((run_dir / "resume" / "state.json").read_text())
     assert f"{run_dir} complete" in second.stderr and state["complete"]
-    assert state["steps"] >= steps + 256 and state["resumed_at"] == [steps]
+    assert state["steps"] >= steps + 256 and state["resumed_at"] == ([steps] if steps else [])
 

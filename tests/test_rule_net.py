@@ -1,4 +1,4 @@
-"""rule_net: the network fitted to RuleAgent's decisions (training.rule_net, agents/checkpoints/rule_net.*)."""
+"""rule_net: the network fitted to RuleAgent's decisions (training.tools.rule_net, agents/checkpoints/rule_net.*)."""
 
 from __future__ import annotations
 
@@ -55,7 +55,7 @@ def test_rule_net_config_loads_and_covers_every_edition_table_size_and_rule_opti
 
 @pytest.mark.slow  # 3.5 s alone here
 def test_a_tiny_imitation_only_fit_writes_a_loadable_checkpoint(tmp_path: Path) -> None:
-    from training.rule_net import fit
+    from training.tools.rule_net import fit
 
     out = tmp_path / "net.safetensors"
     stats = fit(load_config(_tiny_config(tmp_path)), out)
@@ -70,7 +70,7 @@ def test_a_tiny_imitation_only_fit_writes_a_loadable_checkpoint(tmp_path: Path) 
 
 @pytest.mark.slow
 def test_a_tiny_rule_net_run_writes_its_config_and_agreement_card_and_repeats_exactly(tmp_path: Path) -> None:
-    from training import rule_net
+    from training.tools import rule_net
 
     path = _tiny_config(tmp_path)
     out = tmp_path / "net.safetensors"
@@ -93,8 +93,8 @@ def test_a_tiny_rule_net_run_writes_its_config_and_agreement_card_and_repeats_ex
 
 
 def test_rule_net_agreement_counts_the_teachers_moves_it_picks(tmp_path: Path) -> None:
-    from training.imitation import play_demonstrations
-    from training.rule_net import agreement
+    from training.sb3.imitation import play_demonstrations
+    from training.tools.rule_net import agreement
 
     config = config_from_dict({"env": {"num_players": 3, "skip_forced": True}, "imitation": {"teacher": "rule"}})
     demos = play_demonstrations(config, 400, seed=4)
@@ -120,13 +120,13 @@ def test_rule_net_agreement_counts_the_teachers_moves_it_picks(tmp_path: Path) -
 
 
 def test_rule_net_refuses_a_config_without_a_teacher(tmp_path: Path) -> None:
-    from training.rule_net import fit
+    from training.tools.rule_net import fit
 
     config = load_config(_tiny_config(tmp_path, teacher=""))
     with pytest.raises(ConfigError, match="imitation.teacher"):
         fit(config, tmp_path / "x.safetensors")
     assert not (tmp_path / "x.safetensors").exists()
-    out = subprocess.run([sys.executable, "-m", "training.rule_net", "--config", str(tmp_path / "tiny.yaml"),
+    out = subprocess.run([sys.executable, "-m", "training.tools.rule_net", "--config", str(tmp_path / "tiny.yaml"),
                           "--set", "ppo.hiden=[8]"], capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert out.returncode == 2 and "ppo.hiden" in out.stderr
 

@@ -17,10 +17,10 @@ pytest.importorskip("yaml")
 from agents import PPOAgent, RuleAgent  # noqa: E402
 from agents.ppo_agent import SHIPPED_DIR  # noqa: E402
 from agents.tournament import evaluate  # noqa: E402
+from training.cli import train  # noqa: E402
 from training.config import ConfigError, config_from_dict, load_config  # noqa: E402
-from training.pool import PoolOpponent, make_training_env  # noqa: E402
-from training.ship import SHIPPED  # noqa: E402
-from training.train import train  # noqa: E402
+from training.sb3.pool import PoolOpponent, make_training_env  # noqa: E402
+from training.tools.ship import SHIPPED  # noqa: E402
 from uno_env.core import Rules  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -96,7 +96,7 @@ def test_shipped_configs_load() -> None:
     for path in sorted(SHIPPED_DIR.glob("*.yaml")):  # each reproduces its checkpoint
         config = load_config(path)
         meta = PPOAgent.load(path.with_suffix(".safetensors")).metadata
-        if meta.get("imitates"):  # training.rule_net: imitation only, no PPO step, made from exactly this config
+        if meta.get("imitates"):  # training.tools.rule_net: imitation only, no PPO step, made from exactly this config
             # keys added since (the batched trainer's) read as their defaults: the same config
             assert meta["steps"] == 0 and config_from_dict(meta["config"]).to_dict() == config.to_dict()
             continue
@@ -223,32 +223,28 @@ def test_a_run_stops_at_exactly_total_steps_even_mid_rollout(tmp_path: Path) -> 
 
 def test_an_interrupted_run_is_reproduced_by_training_to_its_resume_point_then_resuming(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import training.train as train_module
     from agents.ppo_agent import read_checkpoint
+    from training.run.schedule import Schedule
 
     class Interrupted(Exception):
         pass
 
-    original = train_module._callback_class
+    original = Schedule.save
 
-    def interrupting() -> Any:
-        class Interrupting(original()):  # type: ignore[misc]
-            def _save_resume(self) -> None:
-                super()._save_resume()
-                if self.num_timesteps >= 200:
-                    raise Interrupted  # killed right after the resume point at step 200 was written
-
-        return Interrupting
+    def interrupting(self: Schedule, complete: bool = False) -> None:
+        original(self, complete)
+        if self.trainer.steps >= 200:
+            raise Interrupted  # killed right after the resume point at step 200 was written
 
     def config(name: str, total: int) -> Any:
         data = _smoke_config(tmp_path / name, total_steps=total, checkpoint_every=200)
         data["eval"]["matchups"] = []
         return config_from_dict(data)
 
-    monkeypatch.setattr(train_module, "_callback_class", interrupting)
+    monkeypatch.setattr(Schedule, "save", interrupting)
     with pytest.raises(Interrupted):
         train(config("interrupted", 384))
-    monkeypatch.setattr(train_module, "_callback_class", original)
+    monkeypatch.setattr(Schedule, "save", original)
     assert json.loads((tmp_path / "interrupted" / "resume" / "state.json").read_text())["steps"] == 200
     train(config("interrupted", 384), resume=True)
     train(config("recipe", 200))
@@ -260,7 +256,7 @@ def test_an_interrupted_run_is_reproduced_by_training_to_its_resume_point_then_r
 
 
 def test_truncation_reward_reaches_the_training_env() -> None:
-    from training.pool import make_training_env  # noqa: PLC0415
+    from training.sb3.pool import make_training_env  # noqa: PLC0415
 
     config = config_from_dict({"env": {"truncation_reward": -1.0}})
     assert config.env.truncation_reward == -1.0
@@ -322,7 +318,7 @@ def test_init_from_starts_the_actor_from_a_checkpoint_and_refuses_another_networ
     from sb3_contrib import MaskablePPO
 
     from agents.ppo_agent import read_checkpoint
-    from training.policy import load_actor, policy_class, policy_kwargs, policy_tensors
+    from training.sb3.policy import load_actor, policy_class, policy_kwargs, policy_tensors
 
     data = _smoke_config(tmp_path / "source")
     data["eval"]["matchups"] = []
@@ -346,7 +342,7 @@ def test_init_from_starts_the_actor_from_a_checkpoint_and_refuses_another_networ
 
 
 def test_privileged_features_are_the_other_hands_by_offset_then_the_next_draws() -> None:
-    from training.critic import NEXT_DRAWS, privileged_features, privileged_size
+    from training.run.critic import NEXT_DRAWS, privileged_features, privileged_size
     from uno_env.core import Game
     from uno_env.core.cards import NUM_KINDS
 
@@ -367,8 +363,8 @@ def test_privileged_critic_reads_the_hidden_part_and_the_exported_policy_never_d
     import torch
     from sb3_contrib import MaskablePPO
 
-    from training.policy import export_policy, policy_class, policy_kwargs
-    from training.train import checkpoint_metadata
+    from training.run.rundir import checkpoint_metadata
+    from training.sb3.policy import export_policy, policy_class, policy_kwargs
     from uno_env.observation import observation_size
 
     config = config_from_dict({"env": {"num_players": [2, 3]}, "ppo": {"privileged_critic": True, "hidden": [32, 16], "activation": "relu"}})
@@ -396,7 +392,7 @@ def test_privileged_critic_reads_the_hidden_part_and_the_exported_policy_never_d
 
 # ---------------------------------------------------------------------- the imitation warm start
 def test_demonstrations_record_the_teacher_and_the_discounted_round_outcome() -> None:
-    from training.imitation import play_demonstrations
+    from training.sb3.imitation import play_demonstrations
 
     config = config_from_dict({"env": {"num_players": 2, "skip_forced": True}, "ppo": {"gamma": 0.9},
                                "imitation": {"teacher": "rule"}})
@@ -416,8 +412,8 @@ def test_demonstrations_record_the_teacher_and_the_discounted_round_outcome() ->
 def test_imitation_fits_the_policy_to_the_teacher() -> None:
     from sb3_contrib import MaskablePPO
 
-    from training.imitation import imitate, play_demonstrations
-    from training.policy import policy_kwargs
+    from training.sb3.imitation import imitate, play_demonstrations
+    from training.sb3.policy import policy_kwargs
 
     config = config_from_dict({"env": {"num_players": 2, "skip_forced": True}, "ppo": {"hidden": [64]},
                                "imitation": {"teacher": "rule", "decisions": 4000, "epochs": 4}})
@@ -457,7 +453,7 @@ def test_smoke_run_with_the_warm_start_and_the_privileged_critic_plays_and_resum
 def test_sharded_vec_env_steps_every_env_exactly_as_one_dummy_vec_env_does() -> None:
     from stable_baselines3.common.vec_env import DummyVecEnv
 
-    from training.vec_env import ShardedVecEnv
+    from training.sb3.vec_env import ShardedVecEnv
 
     config = config_from_dict({"env": {"num_players": [2, 3], "max_turns": 40, "skip_forced": True},
                                "ppo": {"privileged_critic": True}, "pool": {"baselines": ["rule", "random"]}})
@@ -509,7 +505,7 @@ def test_a_sharded_run_trains_the_same_weights_as_a_single_process_run(tmp_path:
 
 @pytest.mark.slow  # 3.0 s alone here
 def test_ship_copies_the_checkpoint_with_a_reproducing_config_and_its_evaluation(tmp_path: Path) -> None:
-    from training.ship import main as ship
+    from training.tools.ship import main as ship
 
     run_dir = tmp_path / "run"
     data = _smoke_config(run_dir)
@@ -532,7 +528,7 @@ def test_ship_copies_the_checkpoint_with_a_reproducing_config_and_its_evaluation
 
 
 def test_ship_of_a_resumed_two_player_run_lists_the_commands_and_evaluates_its_table(tmp_path: Path) -> None:
-    from training.ship import main as ship
+    from training.tools.ship import main as ship
 
     run_dir = tmp_path / "run"
     data = _smoke_config(run_dir, total_steps=200)
@@ -554,7 +550,7 @@ def test_quickstart_table_plays_each_policy_against_the_baselines_and_the_first_
         tmp_path: Path) -> None:
     from test_ppo_agent import _random_checkpoint
 
-    from training.quickstart import evaluation_table
+    from training.tools.quickstart import evaluation_table
 
     paths = {name: _random_checkpoint(tmp_path / f"{name}.safetensors", seed=i)
              for i, name in enumerate(("fresh", "shipped-a", "shipped-b"))}

@@ -6,6 +6,8 @@ import io
 import json
 import os
 import pickle
+import re
+import shutil
 import signal
 import stat
 import subprocess
@@ -25,10 +27,10 @@ pytest.importorskip("yaml")
 import yaml  # noqa: E402
 
 from agents import PPOAgent  # noqa: E402
-from agents.ppo_agent import read_checkpoint  # noqa: E402
+from agents.ppo_agent import SHIPPED_DIR, read_checkpoint  # noqa: E402
+from training.cli import main, train  # noqa: E402
 from training.config import config_from_dict, load_config  # noqa: E402
-from training.resume import ResumeError, read_resume  # noqa: E402
-from training.train import main, train  # noqa: E402
+from training.run.resume import ResumeError, read_resume  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -86,7 +88,7 @@ def test_the_resume_state_is_safetensors_and_json_and_resumes_to_every_promised_
         assert head not in (b"PK", b"\x80\x04", b"\x80\x05"), f"{path} looks like a zip or a pickle"
     state, tensors = read_resume(run_dir)  # type: ignore[misc]
     assert {k.split("/")[0] for k in tensors} == {"policy", "optimizer", "rng"}
-    assert state["counters"]["n_updates"] > 0
+    assert state.counters.n_updates > 0
     train(config_from_dict(_tiny(run_dir, total_steps=768)), resume=True)
     assert_complete(run_dir, 768)
     assert _state(run_dir)["resumed_at"] == [512]
@@ -95,19 +97,16 @@ def test_the_resume_state_is_safetensors_and_json_and_resumes_to_every_promised_
 def test_a_resume_restores_the_optimizer_and_generators_so_it_trains_what_an_unbroken_run_trains(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Stopped right after the step-0 checkpoint (after the warm start), a resumed run is the unbroken run."""
-    import training.train as train_module
+    from training.run.schedule import Schedule
 
     class Stop(Exception):
         pass
 
-    original = train_module._callback_class
+    original = Schedule.save
 
-    def stopping() -> Any:
-        class Stopping(original()):  # type: ignore[misc]
-            def _on_training_start(self) -> None:
-                raise Stop
-
-        return Stopping
+    def stopping(self: Schedule, complete: bool = False) -> None:
+        original(self, complete)
+        raise Stop  # killed right after the step-0 checkpoint
 
     def data(name: str) -> dict[str, Any]:
         d = _tiny(tmp_path / name, total_steps=384, imitation={"teacher": "rule", "decisions": 300, "epochs": 1})
@@ -115,10 +114,10 @@ def test_a_resume_restores_the_optimizer_and_generators_so_it_trains_what_an_unb
         return d
 
     train(config_from_dict(data("unbroken")))
-    monkeypatch.setattr(train_module, "_callback_class", stopping)
+    monkeypatch.setattr(Schedule, "save", stopping)
     with pytest.raises(Stop):
         train(config_from_dict(data("stopped")))
-    monkeypatch.setattr(train_module, "_callback_class", original)
+    monkeypatch.setattr(Schedule, "save", original)
     assert _state(tmp_path / "stopped")["steps"] == 0
     train(config_from_dict(data("stopped")), resume=True)
     a, b = (read_checkpoint(tmp_path / name / "last.safetensors")[0] for name in ("unbroken", "stopped"))
@@ -283,14 +282,14 @@ def _no_orphans() -> Any:
 
 
 class Run:
-    """``python -m training.train`` in a subprocess, its stderr collected line by line."""
+    """``python -m training.cli`` in a subprocess, its stderr collected line by line."""
 
     def __init__(self, tmp_path: Path, data: dict[str, Any], *args: str) -> None:
         self.config = tmp_path / "config.yaml"
         self.config.write_text(yaml.safe_dump(data), encoding="utf-8")
         self.run_dir = Path(data["run_dir"])
         env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-        self.process = subprocess.Popen([sys.executable, "-m", "training.train", "--config", str(self.config), *args],
+        self.process = subprocess.Popen([sys.executable, "-m", "training.cli", "--config", str(self.config), *args],
                                         cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
                                         start_new_session=True)  # its own process group, as in a terminal
         STARTED.append(self.process)
@@ -379,7 +378,7 @@ def test_ctrl_c_writes_a_checkpoint_and_says_how_to_resume_and_the_resumed_run_i
     steps = _state(run_dir)["steps"]
     last = err.rstrip().splitlines()[-1]
     prefix = f"interrupted at step {steps}; resume with: "
-    assert steps >= 256 and last.startswith(prefix) and last.endswith(f" -m training.train --resume {run_dir}")
+    assert steps >= 256 and last.startswith(prefix) and last.endswith(f" -m training.cli --resume {run_dir}")
     python = last[len(prefix):].split(" -m ")[0]
     assert python == "python" or os.path.abspath(ROOT / python) == os.path.abspath(sys.executable)
     assert "Traceback" not in err and "Exception ignored" not in err and "KeyboardInterrupt" not in err
@@ -416,7 +415,7 @@ def test_the_quickstart_resumes_after_ctrl_c_with_the_command_it_prints(tmp_path
     config = tmp_path / "qs.yaml"
     config.write_text(yaml.safe_dump({**_tiny(run_dir, total_steps=1_000_000), "name": "quickstart"}), encoding="utf-8")
     args = ["--config", str(config), "--games", "2", "--workers", "1"]
-    process = subprocess.Popen([sys.executable, "-m", "training.quickstart", *args], cwd=ROOT, text=True,
+    process = subprocess.Popen([sys.executable, "-m", "training.tools.quickstart", *args], cwd=ROOT, text=True,
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     STARTED.append(process)
     deadline = time.monotonic() + 300
@@ -426,9 +425,9 @@ def test_the_quickstart_resumes_after_ctrl_c_with_the_command_it_prints(tmp_path
     process.send_signal(signal.SIGINT)
     out, err = process.communicate(timeout=300)
     assert process.returncode == 130 and "Traceback" not in err
-    assert err.rstrip().endswith(f"-m training.quickstart --config {config} --games 2 --workers 1 --resume")
+    assert err.rstrip().endswith(f"-m training.tools.quickstart --config {config} --games 2 --workers 1 --resume")
     steps = _state(run_dir)["steps"]
-    from training.quickstart import main as quickstart
+    from training.tools.quickstart import main as quickstart
 
     resumed = tmp_path / "resumed.yaml"  # the printed command, with a budget the test can wait for
     resumed.write_text(config.read_text().replace("total_steps: 1000000", f"total_steps: {steps + 64}"))
@@ -440,10 +439,10 @@ def test_the_quickstart_resumes_after_ctrl_c_with_the_command_it_prints(tmp_path
 def test_progress_is_plain_lines_off_a_terminal_and_a_bar_on_one() -> None:
     import doctest
 
-    import training.progress
-    from training.progress import Progress
+    import training.run.progress
+    from training.run.progress import Progress
 
-    assert doctest.testmod(training.progress).failed == 0
+    assert doctest.testmod(training.run.progress).failed == 0
 
     class Terminal(io.StringIO):
         def isatty(self) -> bool:
@@ -473,3 +472,113 @@ def test_every_long_phase_prints_progress_when_not_on_a_terminal(tmp_path: Path,
         assert expected in err, expected
     agent = PPOAgent.load(tmp_path / "run" / "best.safetensors")
     assert agent.metadata["steps"] == 256
+
+
+# ---------------------------------------------------------------------- run directories of older code
+OLD_RUNS = ROOT / "tests" / "data" / "runs_9f587ed"
+
+
+@pytest.mark.parametrize(("trainer", "steps", "extended"), [("sb3", 256, 384), ("batched", 512, 768)])
+def test_a_run_directory_written_before_the_training_layer_was_split_resumes_to_every_promised_file(
+        tmp_path: Path, trainer: str, steps: int, extended: int) -> None:
+    """tests/data/runs_9f587ed holds runs written by the code of 9f587ed; they resume with today's code,
+    keep their evaluations, and write checkpoints with the same tensors and metadata keys."""
+    if trainer == "batched":
+        pytest.importorskip("safetensors")
+    run_dir = tmp_path / trainer
+    shutil.copytree(OLD_RUNS / trainer, run_dir)
+    config = run_dir / "config.yaml"
+    config.write_text(re.sub(r"ppo:path=\S*rule_net\.safetensors", f"ppo:path={SHIPPED_DIR / 'rule_net.safetensors'}",
+                             config.read_text(encoding="utf-8")), encoding="utf-8")
+    old_evals = (run_dir / "evals.jsonl").read_text(encoding="utf-8")
+    old_tensors, old_meta = read_checkpoint(run_dir / "last.safetensors")
+    main(["--resume", str(run_dir), "--total-steps", str(extended), "--no-progress"])
+    reached = _state(run_dir)["steps"]  # the batched trainer stops at the first rollout past the budget
+    assert extended <= reached < extended + 256
+    assert_complete(run_dir, reached)
+    assert _state(run_dir)["resumed_at"] == [steps]
+    assert (run_dir / "evals.jsonl").read_text(encoding="utf-8").startswith(old_evals)
+    new_tensors, new_meta = read_checkpoint(run_dir / "last.safetensors")
+    assert {k: (v.shape, v.dtype) for k, v in new_tensors.items()} == {
+        k: (v.shape, v.dtype) for k, v in old_tensors.items()}
+    assert set(new_meta) == set(old_meta)
+
+
+def test_a_resume_without_state_json_but_with_a_runs_files_is_refused_and_deletes_nothing(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 27.6: --resume of a directory whose state.json is gone must not restart from step 0 over its files."""
+    run_dir = tmp_path / "sb3"
+    shutil.copytree(OLD_RUNS / "sb3", run_dir)
+    (run_dir / "resume" / "state.json").unlink()
+    before = {p: p.read_bytes() for p in run_dir.rglob("*") if p.is_file()}
+    with pytest.raises(ResumeError, match="state.json is missing.*--resume would restart it from step 0"):
+        read_resume(run_dir)
+    with pytest.raises(SystemExit) as stopped:
+        main(["--resume", str(run_dir), "--no-progress"])
+    assert stopped.value.code == 2 and "put the run's resume/state.json back" in capsys.readouterr().err.lower()
+    assert {p: p.read_bytes() for p in run_dir.rglob("*") if p.is_file()} == before
+
+
+def test_a_fresh_start_in_a_directory_holding_a_runs_files_is_refused_and_overwrites_nothing(tmp_path: Path) -> None:
+    run_dir = tmp_path / "sb3"
+    shutil.copytree(OLD_RUNS / "sb3", run_dir)
+    shutil.rmtree(run_dir / "resume")
+    before = {p: p.read_bytes() for p in run_dir.rglob("*") if p.is_file()}
+    with pytest.raises(FileExistsError, match="already holds a run .*evals.jsonl"):
+        train(config_from_dict(_tiny(run_dir, total_steps=256)))
+    assert {p: p.read_bytes() for p in run_dir.rglob("*") if p.is_file()} == before
+
+
+def test_a_full_disk_during_training_is_a_typed_error_and_the_last_checkpoint_resumes(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 27.7: a write failing with ENOSPC ends the run with RunWriteError; the previous state resumes."""
+    import errno
+
+    import training.run.resume as resume_module
+    from training.run.rundir import RunWriteError
+
+    run_dir = tmp_path / "run"
+    original = resume_module.write_resume
+
+    def full_disk(where: Path, state: Any, tensors: Any) -> None:
+        if state.steps >= 256:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        original(where, state, tensors)
+
+    monkeypatch.setattr("training.run.schedule.write_resume", full_disk)
+    with pytest.raises(RunWriteError, match="No space left on device.*the last checkpoint is intact"):
+        train(config_from_dict(_tiny(run_dir, total_steps=512)))
+    monkeypatch.undo()
+    assert _state(run_dir)["steps"] < 256
+    train(config_from_dict(_tiny(run_dir, total_steps=512)), resume=True)
+    assert_complete(run_dir, 512)
+
+
+@pytest.mark.parametrize("trainer", ["sb3", "batched"])
+def test_a_resumed_run_says_where_it_resumes_and_counts_from_there(
+        tmp_path: Path, trainer: str, capfd: pytest.CaptureFixture[str]) -> None:
+    if trainer == "batched":
+        pytest.importorskip("safetensors")
+    run_dir = tmp_path / trainer
+    shutil.copytree(OLD_RUNS / trainer, run_dir)
+    config = run_dir / "config.yaml"
+    config.write_text(re.sub(r"ppo:path=\S*rule_net\.safetensors", f"ppo:path={SHIPPED_DIR / 'rule_net.safetensors'}",
+                             config.read_text(encoding="utf-8")), encoding="utf-8")
+    steps = _state(run_dir)["steps"]
+    main(["--resume", str(run_dir), "--total-steps", str(steps + 256), "--set", "progress_bar=true"])
+    err = capfd.readouterr().err
+    assert f"[train] resuming at step {steps:,} of {steps + 256:,}" in err
+    assert f"[train] {steps:,}/{steps + 256:,} steps" in err and "[train] 0/" not in err
+
+
+def test_progress_that_stops_early_says_how_far_it_got_never_done() -> None:
+    from training.run.interrupt import TrainingInterrupted
+    from training.run.progress import Progress
+
+    out = io.StringIO()
+    with pytest.raises(TrainingInterrupted), Progress("[train]", 1000, "steps", stream=out, start=200) as bar:
+        bar.update(450)
+        raise TrainingInterrupted(signal.SIGINT)
+    lines = out.getvalue().splitlines()
+    assert lines[0] == "[train] resuming at step 200 of 1,000" and lines[1] == "[train] 200/1,000 steps"
+    assert lines[-1].startswith("[train] stopped at 450/1,000 steps after ") and "done" not in out.getvalue()

@@ -1,23 +1,20 @@
 """Self-play PPO training for ``uno_env`` (needs the ``train`` extra: torch, sb3-contrib, pyyaml, ...).
 
-* ``training.config``: YAML configs as typed dataclasses, checked strictly on load;
-* ``training.pool``: the opponent pool (baselines + frozen snapshots) and the training env
-  (forced moves skipped, the privileged critic's observation);
-* ``training.critic``: the hidden cards the privileged critic reads during training;
-* ``training.policy``: input scaling, the privileged-critic policy, export to the shareable format;
-* ``training.imitation``: the warm start that fits the policy and critic to a teacher's play;
-* ``training.vec_env``: ``ShardedVecEnv``, envs split over a few worker processes;
-* ``training.train``: the run (``uno-env train --config configs/classic.yaml``);
-* ``training.resume``: the resume state (safetensors + JSON, no pickle) and its checks;
-* ``training.interrupt``: Ctrl-C and SIGTERM stop a run at a safe point with a checkpoint;
-* ``training.progress``: progress of the long phases, a bar on a terminal, plain lines otherwise;
-* ``training.quickstart``: a short run, then the evaluation table (``python -m training.quickstart``);
-* ``training.ship``: copy a run's checkpoint under ``agents/checkpoints/`` with its config and evaluation;
-* ``training.rule_net``: a network fitted to RuleAgent's decisions by imitation alone (``rule_net``);
-* ``training.plot``: the training curve from a run's ``evals.jsonl``;
-* ``training.bench``: learner steps per second;
-* ``training.rllib``: self-play PPO on Ray RLlib, a laptop or a cluster (the ``rllib`` extra),
-  exported to the same checkpoint format.
+* ``training.cli``: ``uno-env train --config X``, dispatching on ``trainer``;
+* ``training.config``: YAML configs as typed models, checked strictly on load;
+* ``training.run``: the run layer under every trainer (imports no trainer):
+  ``state`` (``RunState``, what ``resume/state.json`` holds), ``rundir`` (config, checkpoints and
+  their cards, the one checkpoint exporter), ``schedule`` (snapshots, evaluations, checkpoints,
+  finish; the ``Trainer`` protocol), ``evaluation``, ``launch`` (start or resume a run),
+  ``resume`` (safetensors + JSON, no pickle), ``interrupt`` (Ctrl-C and SIGTERM), ``progress``,
+  ``pool`` (the pool's ratings) and ``critic`` (the hidden cards the privileged critic reads);
+* ``training.sb3``: the SB3 trainer: ``trainer`` (MaskablePPO with a thin callback calling the
+  schedule), ``pool`` (the opponent pool and training env), ``vec_env`` (``ShardedVecEnv``),
+  ``policy`` (input scaling, the privileged-critic policy), ``imitation`` (the warm start);
+* ``training.batched``: the batched trainer on ``uno_env.batched``: ``networks``, ``selfplay``
+  (opponents, seats, rollouts), ``ppo`` (the loop and the update), ``gpu_slice`` (a run in time slices);
+* ``training.rllib``: self-play PPO on Ray RLlib (the ``rllib`` extra), same checkpoint format;
+* ``training.tools``: ``quickstart`` (``make demo``), ``ship``, ``plot``, ``rule_net``, ``bench``.
 
 Trained policies are played with ``agents.PPOAgent`` (numpy only).
 """

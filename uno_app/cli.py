@@ -48,9 +48,9 @@ COMMANDS: tuple[Command, ...] = (
     Command("play", "play UNO in the terminal against AI opponents", "uno_app.terminal"),
     Command("watch", "watch AI agents play one game, told event by event", "uno_app.watch"),
     Command("evaluate", "play agents against each other and report win rates", "uno_app.evaluate"),
-    Command("train", "train a PPO policy from a YAML config (needs uno-env[train])", "training.train", "train"),
+    Command("train", "train a PPO policy from a YAML config (needs uno-env[train])", "training.cli", "train"),
     Command("demo", "what `make demo` runs: train the quickstart config briefly, then evaluate it "
-                    "(needs uno-env[train])", "training.quickstart", "train"),
+                    "(needs uno-env[train])", "training.tools.quickstart", "train"),
     Command("serve", "play in the browser (the web server; needs uno-env[web])", "uno_app.web.server", "web"),
 )
 _BY_NAME = {c.name: c for c in COMMANDS}

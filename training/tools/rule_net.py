@@ -1,6 +1,6 @@
 """rule_net: a policy network fitted to RuleAgent's decisions by imitation alone (no PPO).
 
-``python -m training.rule_net --config configs/rule_net.yaml --out agents/checkpoints/rule_net.safetensors``
+``python -m training.tools.rule_net --config configs/rule_net.yaml --out agents/checkpoints/rule_net.safetensors``
 
 RuleAgent is Python and cannot run inside a batched engine; rule_net is a network that plays
 like it, so a batched trainer can seat it as an opponent and fit a fresh policy to it as a
@@ -14,7 +14,7 @@ network), ``seed`` and ``torch_threads``; the other sections are not used. It
 
 1. for each of ``imitation.epochs`` passes, records ``imitation.decisions`` decisions of the
    teacher playing itself at every seat, on rounds never played before, and fits the policy to
-   them for one epoch (``training.imitation.imitate``: cross-entropy on the teacher's moves; its
+   them for one epoch (``training.sb3.imitation.imitate``: cross-entropy on the teacher's moves; its
    accuracy on the pass's last 2% of rounds, left out of the fit, is printed). Unlike the warm
    start of ``uno-env train``, which fits ``epochs`` passes over one recording, no decision is
    seen twice, so more passes cannot overfit, and memory holds one pass (float16 observations:
@@ -27,7 +27,7 @@ network), ``seed`` and ``torch_threads``; the other sections are not used. It
    more than one legal action where the checkpoint's argmax is the teacher's move, over all the
    config's tables, then per edition and table size (``--agreement`` decisions each);
 4. with ``--games N``, plays the checkpoint against RuleAgent and against random through the
-   tournament harness (``training.ship.evaluate_all``: seat rotation, duplicate deals, Wilson
+   tournament harness (``training.tools.ship.evaluate_all``: seat rotation, duplicate deals, Wilson
    intervals, one round per game) at ``--players`` table sizes, N rounds per classic lineup and
    ``--other-games`` in the other editions, and writes ``<name>.json`` and ``<name>.md``.
 
@@ -52,7 +52,7 @@ from typing import Any  # noqa: E402
 
 import numpy as np  # noqa: E402
 
-from .config import ConfigError, TrainConfig, load_config, parse_overrides  # noqa: E402
+from training.config import ConfigError, TrainConfig, load_config, parse_overrides  # noqa: E402
 
 __all__ = ["agreement", "agreement_table", "build_policy", "fit", "main", "record"]
 
@@ -65,9 +65,8 @@ def build_policy(config: TrainConfig) -> Any:
     from gymnasium import spaces
     from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
+    from training.sb3.policy import policy_kwargs
     from uno_env.observation import NUM_ACTIONS, observation_bounds
-
-    from .policy import policy_kwargs
 
     p, max_players = config.ppo, config.env.max_players
     low, high = observation_bounds(max_players)
@@ -79,11 +78,11 @@ def build_policy(config: TrainConfig) -> Any:
 
 def record(config: TrainConfig, seed: int, chunk: int = 50_000,
            on_progress: Callable[[int], None] | None = None) -> Any:
-    """``imitation.decisions`` teacher decisions (``training.imitation.play_demonstrations``), played
+    """``imitation.decisions`` teacher decisions (``training.sb3.imitation.play_demonstrations``), played
     in chunks of fresh rounds copied into one array as they come, so memory stays near the arrays'
     own size (the rows of one big recording, built at once, cost about three times as much);
     ``on_progress`` gets the count recorded after each round."""
-    from .imitation import Demonstrations, play_demonstrations
+    from training.sb3.imitation import Demonstrations, play_demonstrations
 
     total = config.imitation.decisions
     spare = -(-total // chunk) * config.env.max_turns  # a chunk ends with its last round: under max_turns more
@@ -110,10 +109,11 @@ def record(config: TrainConfig, seed: int, chunk: int = 50_000,
 
 def fit(config: TrainConfig, out: Path, show_progress: bool = True) -> dict[str, float]:
     """Record the teacher, fit the policy, write the checkpoint to ``out``; returns the fit's statistics."""
-    from .imitation import imitate
-    from .policy import export_policy
-    from .progress import Progress
-    from .train import checkpoint_metadata, seed_everything
+    from training.run.progress import Progress
+    from training.run.rundir import checkpoint_metadata
+    from training.sb3.imitation import imitate
+    from training.sb3.policy import export_policy
+    from training.sb3.trainer import seed_everything
 
     if not config.imitation.teacher:
         raise ConfigError("imitation.teacher: rule_net needs a teacher to imitate (e.g. rule)")
@@ -152,7 +152,7 @@ def fit(config: TrainConfig, out: Path, show_progress: bool = True) -> dict[str,
 def agreement(agent: Any, config: TrainConfig, decisions: int, seed: int) -> tuple[float, int]:
     """(share of the teacher's decisions where ``agent``'s argmax is the teacher's move, decisions)
     over fresh rounds of the config's tables; decisions with one legal action are not counted."""
-    from .imitation import play_demonstrations
+    from training.sb3.imitation import play_demonstrations
 
     env = dataclasses.replace(config.env, skip_forced=True)
     demos = play_demonstrations(dataclasses.replace(config, env=env), decisions, seed)
@@ -208,14 +208,14 @@ def _write_config(path: Path, config: TrainConfig, out: Path) -> None:
     from uno_env.files import atomic_write
 
     atomic_write(path, f"# Remakes {out.name} (imitation only, no PPO step):\n"
-                       f"#   python -m training.rule_net --config {path.as_posix()} --out {out.as_posix()}\n"
+                       f"#   python -m training.tools.rule_net --config {path.as_posix()} --out {out.as_posix()}\n"
                        "# It reads env, imitation, ppo.hidden/activation, seed and torch_threads; the rest is unused.\n"
                        + yaml.safe_dump(config.to_dict(), sort_keys=False))
 
 
 def main(argv: list[str] | None = None) -> None:
     """Command line (see the module docstring)."""
-    parser = argparse.ArgumentParser(prog="python -m training.rule_net", description=__doc__,
+    parser = argparse.ArgumentParser(prog="python -m training.tools.rule_net", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--config", required=True, help="YAML training config (configs/rule_net.yaml)")
     parser.add_argument("--out", help="checkpoint to write (default runs/<name>/<name>.safetensors)")
@@ -231,9 +231,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--no-progress", action="store_true", help="no progress bars or lines")
     args = parser.parse_args(argv)
     from agents import PPOAgent
+    from training.tools.ship import evaluate_all
     from uno_env.files import atomic_write
-
-    from .ship import evaluate_all
 
     try:
         config = load_config(args.config, parse_overrides(args.set))

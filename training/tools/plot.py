@@ -1,6 +1,6 @@
 """The training curve: win rate (95% interval) per evaluation matchup against learner steps.
 
-``python -m training.plot runs/universal [--out docs/training_curve_universal.png]`` reads the run's
+``python -m training.tools.plot runs/universal [--out docs/training_curve_universal.png]`` reads the run's
 ``evals.jsonl``.
 """
 

@@ -20,9 +20,8 @@ from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 from torch import nn
 
 from agents.ppo_agent import write_checkpoint
+from training.run.critic import critic_bounds, critic_size
 from uno_env.observation import observation_bounds, observation_size
-
-from .critic import critic_bounds, critic_size
 
 __all__ = ["PrivilegedCriticPolicy", "ScaledObservation", "SplitMlpExtractor", "export_policy", "policy_class",
            "policy_kwargs", "policy_tensors"]
@@ -33,7 +32,7 @@ ACTIVATIONS = {"tanh": nn.Tanh, "relu": nn.ReLU}
 class ScaledObservation(BaseFeaturesExtractor):
     """Flatten and scale each entry by ``1 / max(|low|, high)`` of the observation bounds.
 
-    ``privileged=True``: the observation is the critic's (``training.critic``), the public
+    ``privileged=True``: the observation is the critic's (``training.run.critic``), the public
     vector followed by the hidden part.
     """
 

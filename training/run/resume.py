@@ -36,13 +36,17 @@ import random
 import re
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from training.run.state import JsonObject, RunState
 from uno_env.files import atomic_path, atomic_write, read_at_most
 
-__all__ = ["FORMAT", "FORMAT_VERSION", "ResumeError", "capture", "read_resume", "remove_stale_temporaries", "restore",
+if TYPE_CHECKING:
+    import torch
+
+__all__ = ["FORMAT", "FORMAT_VERSION", "ResumeError", "capture", "previous_run_files", "read_resume", "remove_stale_temporaries", "restore",
            "write_resume"]
 
 FORMAT = "uno_env.resume"
@@ -59,34 +63,34 @@ class ResumeError(ValueError):
 
 
 # ---------------------------------------------------------------------- capture and restore (torch side)
-def capture(model: Any) -> tuple[dict[str, Any], dict[str, Any]]:
-    """``(tensors, json_part)`` of an SB3 model: policy, optimizer moments, counters, global RNG states."""
+def capture(module: torch.nn.Module, optimizer: torch.optim.Optimizer) -> tuple[dict[str, torch.Tensor], JsonObject]:
+    """``(tensors, rng)`` of a trainer: its networks (``policy/<name>``), Adam's moments and the global RNG
+    states (torch's and numpy's key as tensors; Python's and numpy's position in ``rng``)."""
     import torch
 
-    tensors: dict[str, Any] = {f"policy/{k}": v.detach().cpu().clone().contiguous()
-                               for k, v in model.policy.state_dict().items()}
-    for index, entry in model.policy.optimizer.state_dict()["state"].items():
+    tensors: dict[str, torch.Tensor] = {f"policy/{k}": v.detach().cpu().clone().contiguous()
+                                        for k, v in module.state_dict().items()}
+    for index, entry in optimizer.state_dict()["state"].items():
         for key, value in entry.items():
             tensors[f"optimizer/{index}/{key}"] = torch.as_tensor(value).detach().cpu().clone().contiguous()
     tensors["rng/torch"] = torch.get_rng_state().clone()
     numpy_state = np.random.get_state(legacy=False)
     tensors["rng/numpy"] = torch.as_tensor(np.asarray(numpy_state["state"]["key"], np.uint32).view(np.int32))
     version, python_state, gauss_next = random.getstate()
-    json_part = {
-        "counters": {"n_updates": int(model._n_updates), "episode_num": int(model._episode_num)},
-        "rng": {"python": [int(version), [int(x) for x in python_state], gauss_next],
-                "numpy": {"pos": int(numpy_state["state"]["pos"]), "has_gauss": int(numpy_state["has_gauss"]),
-                          "gauss": float(numpy_state["gauss"])}},
-    }
-    return tensors, json_part
+    rng: JsonObject = {"python": [int(version), [int(x) for x in python_state], gauss_next],
+                       "numpy": {"pos": int(numpy_state["state"]["pos"]), "has_gauss": int(numpy_state["has_gauss"]),
+                                 "gauss": float(numpy_state["gauss"])}}
+    return tensors, rng
 
 
-def restore(model: Any, tensors: Mapping[str, Any], state: Mapping[str, Any], source: str = "resume state") -> None:
-    """Load ``capture``'s output into a model rebuilt from the same config; raises ResumeError on any mismatch."""
+def restore(module: torch.nn.Module, optimizer: torch.optim.Optimizer, tensors: Mapping[str, torch.Tensor],
+            state: RunState, source: str = "resume state") -> None:
+    """Load ``capture``'s output into a trainer rebuilt from the same config; raises ResumeError on any mismatch.
+    The trainer sets its own step and ``state.counters``."""
     import torch
 
-    expected = {f"policy/{k}": v for k, v in model.policy.state_dict().items()}
-    params = [p for group in model.policy.optimizer.param_groups for p in group["params"]]
+    expected = {f"policy/{k}": v for k, v in module.state_dict().items()}
+    params = [p for group in optimizer.param_groups for p in group["params"]]
     optimizer_keys = {k for k in tensors if k.startswith("optimizer/")}
     other = set(tensors) - set(expected) - optimizer_keys - {"rng/torch", "rng/numpy"}
     missing = set(expected) - set(tensors)
@@ -102,7 +106,7 @@ def restore(model: Any, tensors: Mapping[str, Any], state: Mapping[str, Any], so
         if value.is_floating_point() and not bool(torch.isfinite(value).all()):
             raise ResumeError(f"{source}: {key} holds NaN or infinite values")
         policy_state[key.removeprefix("policy/")] = value
-    optimizer_state: dict[int, dict[str, Any]] = {}
+    optimizer_state: dict[int, dict[str, torch.Tensor]] = {}
     for key in sorted(optimizer_keys):
         parts = key.split("/")
         if len(parts) != 3 or not parts[1].isdigit() or int(parts[1]) >= len(params) \
@@ -122,15 +126,12 @@ def restore(model: Any, tensors: Mapping[str, Any], state: Mapping[str, Any], so
             or numpy_key.dtype != torch.int32 or tuple(numpy_key.shape) != (624,):
         raise ResumeError(f"{source}: the generator states are not torch's and numpy's (rng/torch "
                           f"{torch_rng.dtype}{tuple(torch_rng.shape)}, rng/numpy {numpy_key.dtype}{tuple(numpy_key.shape)})")
-    model.policy.load_state_dict(policy_state)
-    template = model.policy.optimizer.state_dict()
-    model.policy.optimizer.load_state_dict({"state": optimizer_state, "param_groups": template["param_groups"]})
-    model.num_timesteps = int(state["steps"])
-    model._n_updates = int(state["counters"]["n_updates"])
-    model._episode_num = int(state["counters"]["episode_num"])
+    module.load_state_dict(policy_state)
+    template = optimizer.state_dict()
+    optimizer.load_state_dict({"state": optimizer_state, "param_groups": template["param_groups"]})
+    rng = state.rng or {}
     try:
         torch.set_rng_state(tensors["rng/torch"])
-        rng = state["rng"]
         words = np.asarray(tensors["rng/numpy"].numpy()).view(np.uint32)
         np.random.set_state({"bit_generator": "MT19937", "state": {"key": words, "pos": rng["numpy"]["pos"]},
                              "has_gauss": rng["numpy"]["has_gauss"], "gauss": rng["numpy"]["gauss"]})
@@ -141,29 +142,29 @@ def restore(model: Any, tensors: Mapping[str, Any], state: Mapping[str, Any], so
 
 
 # ---------------------------------------------------------------------- files
-def write_resume(run_dir: Path, state: dict[str, Any], tensors: Mapping[str, Any]) -> None:
+def write_resume(run_dir: Path, state: RunState, tensors: Mapping[str, torch.Tensor]) -> None:
     """Write the tensors, the copies of ``best``, then ``state.json``; then delete what no state names."""
     from safetensors.torch import save_file
 
     resume = run_dir / "resume"
     resume.mkdir(parents=True, exist_ok=True)
-    steps = int(state["steps"])
-    state.update(format=FORMAT, format_version=FORMAT_VERSION, model=f"model_{steps}.safetensors")
-    with atomic_path(resume / state["model"]) as tmp:
-        save_file(dict(tensors), str(tmp), metadata={METADATA_KEY: json.dumps({"steps": steps})})
-    best = state.get("best")
+    model = f"model_{state.steps}.safetensors"
+    with atomic_path(resume / model) as tmp:
+        save_file(dict(tensors), str(tmp), metadata={METADATA_KEY: json.dumps({"steps": state.steps})})
+    best = state.best
     if best is not None:
         for suffix in (".safetensors", ".json"):
-            copy = resume / f"best_{best['steps']}{suffix}"
+            copy = resume / f"best_{best.steps}{suffix}"
             if not copy.exists():
                 with atomic_path(copy) as tmp:
                     tmp.write_bytes((run_dir / f"best{suffix}").read_bytes())
-    atomic_write(resume / "state.json", json.dumps(state, indent=1, allow_nan=False))
-    keep = {state["model"]} | ({f"best_{best['steps']}.safetensors", f"best_{best['steps']}.json"} if best else set())
+    atomic_write(resume / "state.json", json.dumps(state.to_json(model, FORMAT, FORMAT_VERSION), indent=1,
+                                                   allow_nan=False))
+    keep = {model} | ({f"best_{best.steps}.safetensors", f"best_{best.steps}.json"} if best else set())
     for path in resume.iterdir():
         if path.name != "state.json" and path.name not in keep and re.fullmatch(r"(model|best)_[0-9]+\.\w+", path.name):
             path.unlink(missing_ok=True)
-    remove_unlisted_snapshots(run_dir, state["snapshots"])
+    remove_unlisted_snapshots(run_dir, state.snapshots)
 
 
 def remove_unlisted_snapshots(run_dir: Path, names: list[str]) -> None:
@@ -183,10 +184,12 @@ def remove_stale_temporaries(run_dir: Path) -> None:
                 path.unlink(missing_ok=True)
 
 
-def read_resume(run_dir: Path) -> tuple[dict[str, Any], dict[str, Any]] | None:
+def read_resume(run_dir: Path) -> tuple[RunState, dict[str, torch.Tensor]] | None:
     """``(state, tensors)`` of a run directory, validated; None if it holds no resume state at all.
 
-    Raises ``ResumeError`` for a damaged, foreign or pickled state, naming what is allowed.
+    Raises ``ResumeError`` for a damaged, foreign or pickled state, naming what is allowed, and
+    for a directory that holds a previous run's files (evaluations, ``best``, snapshots, a
+    checkpoint past step 0) but no ``state.json``: resuming it from step 0 would delete them.
     """
     from safetensors import safe_open
 
@@ -199,6 +202,12 @@ def read_resume(run_dir: Path) -> tuple[dict[str, Any], dict[str, Any]] | None:
             raise ResumeError(f"{resume} holds {', '.join(pickled)} but no state.json: --resume reads only "
                               f"{allowed}; a pickled SB3 model.zip (earlier versions) is never loaded, since "
                               "loading a pickle can run code. Start the run again from its config")
+        left = previous_run_files(run_dir)
+        if left:
+            raise ResumeError(f"{state_path} is missing, but {run_dir} holds files of a run past its start "
+                              f"({', '.join(left[:4])}): --resume would restart it from step 0 and delete them. "
+                              "Put the run's resume/state.json back, or start a new run in another directory "
+                              "(--run-dir) and keep these files")
         return None
     raw = read_at_most(state_path, MAX_STATE_BYTES)  # the path may name a device or a huge file
     if raw is None:
@@ -224,7 +233,20 @@ def read_resume(run_dir: Path) -> tuple[dict[str, Any], dict[str, Any]] | None:
         steps = None
     if steps != state["steps"]:
         raise ResumeError(f"{model_path}: its header says steps {steps!r}, state.json says {state['steps']}")
-    return state, tensors
+    return RunState.from_json(state), tensors
+
+
+def previous_run_files(run_dir: Path) -> list[str]:
+    """The files in ``run_dir`` that only a run past its start writes (sorted, relative to ``run_dir``): the
+    evaluations, ``best``, pool snapshots and resume tensors of a step above 0. A run killed before its
+    first resume state leaves none of them (``config.yaml``, ``last`` and ``resume/model_0`` may be there)."""
+    found = [name for name in ("evals.jsonl", "best.safetensors", "best.json") if (run_dir / name).exists()]
+    if (run_dir / "pool").is_dir():
+        found += [f"pool/{p.name}" for p in sorted((run_dir / "pool").glob("snap_*.safetensors"))]
+    if (run_dir / "resume").is_dir():
+        found += [f"resume/{p.name}" for p in sorted((run_dir / "resume").iterdir())
+                  if re.fullmatch(r"best_[0-9]+\.\w+|model_[1-9][0-9]*\.safetensors", p.name)]
+    return found
 
 
 def _check_checkpoints(state: dict[str, Any], run_dir: Path) -> None:

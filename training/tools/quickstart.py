@@ -1,6 +1,6 @@
 """Quickstart: train ``configs/quickstart.yaml`` briefly, then print the evaluation table.
 
-``python -m training.quickstart [--games 1000] [--workers 2] [--resume]``
+``python -m training.tools.quickstart [--games 1000] [--workers 2] [--resume]``
 
 Trains into ``runs/quickstart`` (replacing an earlier quickstart run; ``--resume`` continues an
 interrupted one instead: Ctrl-C prints the command), then plays through the tournament harness
@@ -74,10 +74,10 @@ def main(argv: list[str] | None = None, prog: str = "uno-env demo") -> None:
     parser.add_argument("--total-steps", type=int, help="override the config's budget")
     parser.add_argument("--resume", action="store_true", help="continue an interrupted quickstart run")
     args = parser.parse_args(argv)
-    from .config import ConfigError, load_config
-    from .interrupt import StopRequests, TrainingInterrupted
-    from .resume import ResumeError
-    from .train import train
+    from training.cli import train
+    from training.config import ConfigError, load_config
+    from training.run.interrupt import StopRequests, TrainingInterrupted
+    from training.run.resume import ResumeError
 
     overrides = {"total_steps": args.total_steps} if args.total_steps else {}
     try:
@@ -130,6 +130,6 @@ def main(argv: list[str] | None = None, prog: str = "uno-env demo") -> None:
 
 
 if __name__ == "__main__":
-    from .train import python_command
+    from training.cli import python_command
 
-    main(prog=python_command("training.quickstart"))
+    main(prog=python_command("training.tools.quickstart"))

@@ -3,11 +3,11 @@
 On a bare GPU machine (Python 3.12, its own CUDA build of torch, numpy, pyyaml, safetensors and
 tensorboard; no SB3, PettingZoo or Gymnasium), from the working tree::
 
-    PYTHONPATH=. python -m training.gpu_slice --config configs/gpu_classic.yaml --seconds 240
-    PYTHONPATH=. python -m training.gpu_slice --config configs/gpu_classic.yaml --seconds 240   # the next slice
+    PYTHONPATH=. python -m training.batched.gpu_slice --config configs/gpu_classic.yaml --seconds 240
+    PYTHONPATH=. python -m training.batched.gpu_slice --config configs/gpu_classic.yaml --seconds 240   # the next slice
 
 The first slice starts the run (``runs/<name>`` or ``--run-dir``); every later one resumes it from
-its last checkpoint (``training.resume``). After ``--seconds`` the slice stops itself as Ctrl-C
+its last checkpoint (``training.run.resume``). After ``--seconds`` the slice stops itself as Ctrl-C
 would: the trainer writes a checkpoint of its last update and exits, so a slice loses at most the
 rollout in progress. Copy the run directory back between slices (it holds everything a resume
 needs: ``resume/``, ``pool/``, ``best`` and ``last``). ``batched.device`` is set to ``--device``
@@ -27,9 +27,10 @@ import threading
 import time
 from pathlib import Path
 
-from .config import ConfigError, load_config
-from .interrupt import TrainingInterrupted
-from .train import train
+from training.batched.ppo import run_batched
+from training.config import ConfigError, load_config
+from training.run.interrupt import TrainingInterrupted
+from training.run.launch import launch
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -64,7 +65,7 @@ def main(argv: list[str] | None = None) -> None:
     timer.daemon = True
     timer.start()
     try:
-        train(config, resume=resume)
+        launch(config, run_batched, resume=resume)
         outcome = "complete"
     except TrainingInterrupted as stopped:
         outcome = f"stopped at step {stopped.steps} (checkpoint written); run the same command to continue"

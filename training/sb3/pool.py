@@ -22,10 +22,9 @@ import numpy as np
 from agents.base import Agent
 from agents.ppo_agent import PPOAgent
 from agents.registry import make_agent
+from training.config import TrainConfig
+from training.run.critic import critic_bounds, privileged_features
 from uno_env.single_agent import SingleAgentEnv
-
-from .config import TrainConfig
-from .critic import critic_bounds, privileged_features
 
 __all__ = ["PoolOpponent", "TrainingEnv", "make_training_env"]
 
@@ -102,7 +101,7 @@ class TrainingEnv(gymnasium.Wrapper):
 
     ``skip_forced``: a learner decision with one legal action is taken at once, inside ``step``
     (its reward is added to the step's), so the learner only sees real choices.
-    ``privileged``: each observation is followed by ``training.critic.privileged_features``
+    ``privileged``: each observation is followed by ``training.run.critic.privileged_features``
     (for a privileged critic; the policy network reads only the public part).
     ``reward_scale``: the env's rewards are multiplied by it (``reward="score"`` pays points, in the
     hundreds); a cut-off episode's ``truncation_reward`` is not, it is already in the scaled units.

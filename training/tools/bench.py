@@ -1,7 +1,7 @@
 """Training throughput: learner steps per second, PPO updates included, both trainers in one run.
 
-``python -m training.bench`` (SB3 and batched, CPU) or, on a bare GPU machine from the working
-tree, ``PYTHONPATH=. python -m training.bench --only batched --device cuda``.
+``python -m training.tools.bench`` (SB3 and batched, CPU) or, on a bare GPU machine from the working
+tree, ``PYTHONPATH=. python -m training.tools.bench --only batched --device cuda``.
 
 Both trainers get the network and PPO settings of ``--config`` (default ``configs/classic.yaml``:
 256x256 ReLU, privileged critic, forced moves skipped, 16 x 512 learner steps per update,
@@ -9,8 +9,8 @@ minibatches of 2,048, 6 epochs) and play classic UNO at 2 and at 4 players:
 
 * **SB3** (``trainer: sb3``): sb3-contrib's MaskablePPO over ``SingleAgentEnv``, every other seat
   RuleAgent (Python), with the config's vec env (``dummy``, one process) and with
-  ``training.vec_env.ShardedVecEnv`` over 2 worker processes; a real ``MaskablePPO.learn``.
-* **batched** (``trainer: batched``, ``training.ppo_batched``): ``BatchedUno`` with
+  ``training.sb3.vec_env.ShardedVecEnv`` over 2 worker processes; a real ``MaskablePPO.learn``.
+* **batched** (``trainer: batched``, ``training.batched.ppo``): ``BatchedUno`` with
   ``--tables`` tables on ``--device``, every other seat a network fitted to RuleAgent
   (``--rule``, default the shipped ``rule_net``, else ``classic``: the same arithmetic), one
   rollout then one PPO update after another (``SelfPlay.rollout`` + ``ppo_update``, what
@@ -49,8 +49,8 @@ def _sb3_rate(data: dict[str, Any], steps: int) -> float:
     """Learner steps/s of a real MaskablePPO.learn (the SB3 trainer's model and envs)."""
     import torch
 
-    from .config import config_from_dict
-    from .train import build_model, make_vec_env
+    from training.config import config_from_dict
+    from training.sb3.trainer import build_model, make_vec_env
 
     torch.set_num_threads(1)
     config = config_from_dict(data)
@@ -69,8 +69,10 @@ def _batched_rate(data: dict[str, Any], steps: int, threads: int, profile: bool 
     """``(learner steps/s, share of time in rollouts, share in matrix products)`` of the batched trainer."""
     import torch
 
-    from .config import config_from_dict
-    from .ppo_batched import ActorCritic, Rollout, SelfPlay, gae, ppo_update
+    from training.batched.networks import ActorCritic
+    from training.batched.ppo import gae, ppo_update
+    from training.batched.selfplay import Rollout, SelfPlay
+    from training.config import config_from_dict
 
     torch.set_num_threads(threads)
     config = config_from_dict(data)
@@ -152,7 +154,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--no-bfloat16", action="store_true", help="no bfloat16 rows")
     parser.add_argument("--rollout", type=int, help="learner steps per update (n_envs * n_steps) of the batched rows")
     args = parser.parse_args(argv)
-    from .config import load_config
+    from training.config import load_config
 
     source = load_config(args.config).to_dict()
     ppo, env = dict(source["ppo"]), dict(source["env"])

@@ -1,6 +1,6 @@
 """Ship a trained checkpoint: copy it under ``agents/checkpoints/`` with its config, evaluation and curve.
 
-``python -m training.ship runs/universal --name universal --games 10000 --other-games 2000 --whole-games 2000``
+``python -m training.tools.ship runs/universal --name universal --games 10000 --other-games 2000 --whole-games 2000``
 
 Writes ``agents/checkpoints/<name>.safetensors`` (the run's ``best``), ``agents/checkpoints/<name>.yaml``
 (the run's config with ``total_steps`` set to the checkpoint's step, so running it again
@@ -98,8 +98,7 @@ def main(argv: list[str] | None = None) -> None:
     import yaml
 
     from agents.ppo_agent import read_checkpoint
-
-    from .plot import plot_curve
+    from training.tools.plot import plot_curve
 
     run_dir = Path(args.run_dir)
     source = run_dir / args.checkpoint

@@ -31,12 +31,13 @@ class Progress:
     """One phase's progress (see the module docstring); ``enabled=False`` shows only ``log`` messages."""
 
     def __init__(self, description: str, total: int, unit: str = "", *, enabled: bool = True,
-                 stream: TextIO | None = None, interval: float = 10.0) -> None:
+                 stream: TextIO | None = None, interval: float = 10.0, start: int = 0) -> None:
         self.description, self.total, self.unit = description, max(0, int(total)), unit
+        self.start = min(max(0, int(start)), self.total)  # a resumed phase counts on from here
         self.enabled = enabled
         self.stream = sys.stderr if stream is None else stream
         self.interval = interval
-        self.completed = 0
+        self.completed = self.start
         self._bar: Any = None
         self._task: Any = None
         self._started = self._printed = time.monotonic()
@@ -48,6 +49,8 @@ class Progress:
         self._started = self._printed = time.monotonic()
         if not self.enabled:
             return self
+        if self.start:
+            self.log(f"{self.description} resuming at step {self.start:,} of {self.total:,}")
         if self.stream.isatty():
             from rich.console import Console
             from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn, TimeRemainingColumn
@@ -73,7 +76,7 @@ class Progress:
         if now - self._printed >= self.interval and self.completed < self.total:
             self._printed = now
             elapsed = now - self._started
-            rate = self.completed / elapsed if elapsed > 0 else 0.0
+            rate = (self.completed - self.start) / elapsed if elapsed > 0 else 0.0  # this session's rate
             left = f", about {(self.total - self.completed) / rate:.0f} s left" if rate > 0 else ""
             self._line(f"{self._count(self.completed)} ({100 * self.completed / max(1, self.total):.0f}%){left}")
 
@@ -92,6 +95,10 @@ class Progress:
         if self._bar is not None:
             self._bar.__exit__(kind, error, traceback)
             self._bar = None
-        elif self.enabled and kind is None:
-            self.completed = self.total
-            self._line(f"{self._count(self.total)} done in {time.monotonic() - self._started:.0f} s")
+        elif self.enabled:
+            seconds = time.monotonic() - self._started
+            if kind is None:
+                self.completed = self.total
+                self._line(f"{self._count(self.total)} done in {seconds:.0f} s")
+            else:  # stopped (TrainingInterrupted, an error): how far it got, never "done"
+                self._line(f"stopped at {self._count(self.completed)} after {seconds:.0f} s")

@@ -1,0 +1,162 @@
+"""The run's schedule, the one copy for every trainer: snapshots, evaluations, checkpoints, stop requests, finish.
+
+A trainer owns its loop (SB3's ``learn`` with a thin callback, the batched rollout loop) and
+calls ``Schedule.after_steps`` whenever its step count moved, then ``Schedule.finish`` at the
+end. The schedule reaches the trainer only through ``Trainer``.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Protocol
+
+from training.config import TrainConfig
+from training.run.evaluation import evaluate_checkpoint, record_evaluation
+from training.run.interrupt import StopRequests, TrainingInterrupted
+from training.run.progress import Progress
+from training.run.resume import write_resume
+from training.run.rundir import RunWriteError, snapshot_path, write_card
+from training.run.state import Counters, JsonObject, RunState
+
+if TYPE_CHECKING:
+    import torch
+
+
+class Trainer(Protocol):
+    """What the schedule needs of a trainer."""
+
+    @property
+    def steps(self) -> int:
+        """Learner steps trained so far."""
+
+    def export(self, path: Path) -> None:
+        """Write the actor to ``path`` in the checkpoint format (``training.run.rundir.export_checkpoint``)."""
+
+    def tensors(self) -> tuple[dict[str, torch.Tensor], JsonObject]:
+        """The resume tensors and the generator states (``training.run.resume.capture``)."""
+
+    def counters(self) -> Counters:
+        """The trainer's counters, saved with the resume state."""
+
+    def add_snapshot(self, name: str, path: Path, dropped: list[str]) -> None:
+        """The pool gained the snapshot ``name`` (written at ``path``) and lost ``dropped``."""
+
+    def log_scalars(self, scalars: dict[str, float]) -> None:
+        """Record scalars (TensorBoard) at the current step."""
+
+
+class Schedule:
+    """Drives one run's bookkeeping (see the module docstring); ``interrupted`` once a stop request ended it."""
+
+    def __init__(self, config: TrainConfig, run_dir: Path, state: RunState, trainer: Trainer, stop: StopRequests,
+                 progress: Progress) -> None:
+        self.config, self.run_dir, self.state, self.trainer = config, run_dir, state, trainer
+        self.stop, self.progress = stop, progress
+        self.interrupted = False
+        self.last_evaluation: JsonObject | None = None
+
+    def after_steps(self) -> bool:
+        """Take the snapshot, evaluation and checkpoint that are due; False once the run must stop
+        (a stop request: a checkpoint is written first)."""
+        s, c, steps = self.state, self.config, self.trainer.steps
+        if steps >= s.next_snapshot:
+            if steps >= c.pool.baseline_only_steps:
+                self._snapshot(steps)
+            s.next_snapshot = steps + c.pool.snapshot_every
+        if c.eval.every and steps >= s.next_eval:
+            if not self.evaluate():
+                return False
+            s.next_eval = steps + c.eval.every
+        if steps >= s.next_checkpoint:
+            self.save()
+            s.next_checkpoint = steps + c.checkpoint_every
+        self.progress.update(steps)
+        if self.stop.requested:
+            self.stop_now()
+            return False
+        return True
+
+    def stop_now(self) -> None:
+        """A stop request: a checkpoint of the last step, unless one is written already."""
+        if self.state.steps != self.trainer.steps:
+            self.save()
+        self.interrupted = True
+
+    def finish(self) -> None:
+        """The final evaluation (unless the last step is evaluated) and the complete resume state."""
+        if self.interrupted:
+            return
+        steps = self.trainer.steps
+        if self.state.last_eval_step != steps:
+            if self.state.steps != steps:
+                self.save()  # a run stopped during its final evaluation resumes with no step lost
+            if not self.evaluate():
+                return
+        self.save(complete=True)
+
+    def raise_if_interrupted(self) -> None:
+        """Raise ``TrainingInterrupted`` if a stop request ended the run."""
+        if self.interrupted:
+            raise TrainingInterrupted(self.stop.signum or 2)
+
+    def _snapshot(self, steps: int) -> None:
+        name = f"snap_{steps}"
+        path = snapshot_path(self.run_dir, name)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._write(lambda: self.trainer.export(path))
+        s = self.state
+        s.snapshots.append(name)
+        s.elo[name] = s.elo.get("learner", 1000.0)
+        dropped = []
+        while len(s.snapshots) > self.config.pool.size:  # the file goes once the next resume state is written
+            dropped.append(s.snapshots.pop(0))
+            s.elo.pop(dropped[-1], None)
+        self.trainer.add_snapshot(name, path, dropped)
+
+    def evaluate(self) -> bool:
+        """Evaluate ``last`` and record it; False when a stop request interrupted it (a checkpoint is saved)."""
+        last = self.run_dir / "last.safetensors"
+        steps = self.trainer.steps
+        self._write(lambda: self.trainer.export(last))
+        started = time.perf_counter()
+        self.progress.log(f"[eval @ {steps} steps] {len(self.config.eval.matchups)} matchups, "
+                          f"{self.config.eval.games} games each")
+        try:  # the games change nothing a checkpoint holds: a stop abandons them at once
+            result = evaluate_checkpoint(last, self.config, log=self.progress.log, check=self.stop.check)
+        except TrainingInterrupted:
+            self.save()  # the evaluation is done again on resume
+            self.interrupted = True
+            return False
+        result["eval_seconds"] = round(time.perf_counter() - started, 1)
+        scalars: dict[str, float] = {}
+        self._write(lambda: scalars.update(record_evaluation(self.run_dir, self.state, result, steps,
+                                                             self.progress.log)))
+        self.trainer.log_scalars(scalars)
+        self.last_evaluation = result
+        return True
+
+    def save(self, complete: bool = False) -> None:
+        """Export ``last`` (with its card) and write the resume state (``training.run.resume``) at the trainer's step."""
+        self._write(lambda: self._save(complete))
+
+    def _save(self, complete: bool) -> None:
+        s, steps = self.state, self.trainer.steps
+        last = self.run_dir / "last.safetensors"
+        self.trainer.export(last)
+        write_card(self.run_dir / "last.json", last, self.last_evaluation if s.last_eval_step == steps else None)
+        tensors, rng = self.trainer.tensors()
+        s.steps, s.complete, s.rng, s.counters = steps, complete, rng, self.trainer.counters()
+        write_resume(self.run_dir, s, tensors)
+
+    def _write(self, write: Callable[[], None]) -> None:
+        """Run a write of the run directory; a full disk (or any OS error) becomes ``RunWriteError``."""
+        from safetensors import SafetensorError
+
+        try:
+            write()
+        except (OSError, SafetensorError) as err:
+            raise RunWriteError(f"{self.run_dir}: a write failed at step {self.trainer.steps} ({err}); every file "
+                                "is written to a temporary name first, so the last checkpoint is intact. Free some "
+                                "space, then continue with --resume") from None
