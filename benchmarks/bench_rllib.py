@@ -33,8 +33,8 @@ CONFIG = Path(__file__).resolve().parent.parent / "configs" / "classic.yaml"
 
 def sb3_rate(steps: int) -> float:
     """Learner steps per second of the SB3 trainer (``training.tools.bench``'s measurement)."""
+    from training.run.config import load_config
     from training.tools.bench import _run
-    from training.config import load_config
 
     data = load_config(str(CONFIG)).to_dict()
     data["env"].update({"edition": "classic", "num_players": 2})
@@ -45,7 +45,7 @@ def sb3_rate(steps: int) -> float:
 
 def rllib_rate(steps: int, runners: int) -> float:
     """Learner env steps per second of ``training.rllib`` over ``steps`` steps after one warm-up iteration."""
-    from training import rllib
+    from training.rllib import trainer as rllib
 
     batch = max(steps // 4, 512)
     settings = rllib.load_settings(None, [

@@ -1,4 +1,4 @@
-"""The privileged critic exported beside the actor and run in numpy (agents.critic, training.export_critic)."""
+"""The privileged critic exported beside the actor and run in numpy (agents.critic, training.tools.export_critic)."""
 
 from __future__ import annotations
 
@@ -11,9 +11,9 @@ torch = pytest.importorskip("torch")
 
 from agents.critic import PrivilegedCritic, read_critic, write_critic  # noqa: E402
 from agents.ppo_agent import CheckpointError, write_checkpoint  # noqa: E402
-from training.critic import critic_size  # noqa: E402
-from training.export_critic import export_critic  # noqa: E402
-from training.ppo_batched import Actor, Critic, actor_tensors  # noqa: E402
+from training.batched.networks import Actor, Critic, actor_tensors  # noqa: E402
+from training.run.critic import critic_size  # noqa: E402
+from training.tools.export_critic import export_critic  # noqa: E402
 from uno_env.observation import observation_size  # noqa: E402
 
 MAX_PLAYERS, HIDDEN = 2, [8, 6]

@@ -7,7 +7,7 @@ document, in order, with this environment's ``bin/`` first on ``PATH``, as after
 output. A command added to the docs without an entry here fails ``test_every_command_is_run_or_
 says_why_not``, and an entry whose command left the docs fails it too, so docs and tests cannot
 drift apart. Commands that are not run still have their options checked against ``--help``, and
-the inline commands of the prose (``uno-env play --help``, ``python -m training.ship``,
+the inline commands of the prose (``uno-env play --help``, ``python -m training.tools.ship``,
 ``make test-eco``, ``pip install -e ".[rllib]"``) name modules, targets, extras and options that
 exist.
 """
@@ -117,7 +117,7 @@ RUN: dict[str, Run] = {
     "PYTHONPATH=examples uno-env evaluate --agents my_agent:ColorHoarder rule --games 200": Run(output="| ColorHoarder |"),
 }
 NOT_RUN: dict[str, str] = {
-    "make demo": "trains for minutes (2 min 41 s to 7 min 54 s measured on 2 shared cores); what it runs is python -m training.quickstart, "
+    "make demo": "trains for minutes (2 min 41 s to 7 min 54 s measured on 2 shared cores); what it runs is python -m training.tools.quickstart, "
                  "whose interruption and resume tests/test_training_resume.py runs on a short budget",
     "make test": "is this test suite",
     ". .venv/bin/activate": "the suite already runs in that environment: every command here gets its bin/ first on PATH",
@@ -130,7 +130,7 @@ NOT_RUN: dict[str, str] = {
     "pip install torch==2.13.0": "installs from the package index (this environment has torch 2.13.0)",
     "uno-env evaluate --round-robin --agents rule simple random random-uniform --players 2 --games 4000":
         "reproduces the OpenSkill table: 6 matches of 4,000 rounds took 126 s on 2 shared cores (load 8)",
-    "python -m training.quickstart": "is make demo (above)",
+    "python -m training.tools.quickstart": "is make demo (above)",
     "uno-env train --config configs/classic.yaml": "trains for hours (4M steps); tests/test_training.py trains the "
                                                    "same code on short budgets",
     "uno-env train --config configs/classic_points.yaml": "trains for hours (3M steps), as above",
@@ -138,9 +138,9 @@ NOT_RUN: dict[str, str] = {
     "uno-env train --resume runs/universal": "needs an interrupted universal run; tests/test_training_resume.py "
                                              "interrupts and resumes short runs",
     "tensorboard --logdir runs": "a server that runs until stopped",
-    "python -m training.ship runs/universal --name universal": "needs a finished universal run; tests/test_training.py "
+    "python -m training.tools.ship runs/universal --name universal": "needs a finished universal run; tests/test_training.py "
                                                                "ships short runs",
-    "python -m training.bench": "measures throughput: 8 settings x 3 interleaved runs x 16,384 learner steps",
+    "python -m training.tools.bench": "measures throughput: 8 settings x 3 interleaved runs x 16,384 learner steps",
     "python -m training.rllib --config configs/rllib/self_play.yaml": "needs Ray RLlib (.venv-eco, make test-eco); "
                                                                      "tests/test_ecosystem_rllib.py trains a few iterations",
     "python -m training.rllib --config configs/rllib/self_play.yaml --num-env-runners 2": "needs Ray RLlib, as above",
@@ -148,7 +148,7 @@ NOT_RUN: dict[str, str] = {
         "needs Ray RLlib, as above",
     "uno-env train --config configs/classic_batched.yaml": "trains for hours; tests/test_ppo_batched.py trains the "
                                                            "same code (trainer: batched) on short budgets",
-    "PYTHONPATH=. python -m training.gpu_slice --config configs/gpu_classic.yaml --seconds 240":
+    "PYTHONPATH=. python -m training.batched.gpu_slice --config configs/gpu_classic.yaml --seconds 240":
         "needs a GPU (CUDA); tests/test_ppo_batched.py interrupts and resumes batched runs on the CPU",
     "PYTHONPATH=. python benchmarks/bench_batched.py --device cuda": "needs a GPU (CUDA); the suite has none "
                                                                       "(tests/test_batched.py runs the engine on the CPU)",

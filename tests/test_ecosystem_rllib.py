@@ -20,7 +20,7 @@ from ray.rllib.utils.pre_checks.env import check_multiagent_environments  # noqa
 import uno_env  # noqa: E402
 from agents import PPOAgent  # noqa: E402
 from agents.tournament import evaluate  # noqa: E402
-from training import rllib  # noqa: E402
+from training.rllib import trainer as rllib  # noqa: E402
 from uno_env.core import Rules  # noqa: E402
 from uno_env.observation import NUM_ACTIONS, observation_size  # noqa: E402
 

@@ -29,7 +29,7 @@ def test_edition_name_refuses_anything_else_naming_the_editions(bad: object) -> 
 
 def test_a_training_configs_editions_are_checked_names() -> None:
     pytest.importorskip("yaml")
-    from training.config import EnvConfig
+    from training.run.config import EnvConfig
 
     assert EnvConfig(edition="all").editions() == list(EDITIONS)
     assert EnvConfig(edition=["angry_birds", "classic", "angry_birds"]).editions() == ["angry_birds", "classic"]

@@ -59,8 +59,8 @@ def test_numpy_forward_matches_the_torch_policy_logits_and_masked_argmax(tmp_pat
     import torch
     from sb3_contrib import MaskablePPO
 
+    from training.run.config import config_from_dict
     from training.run.rundir import checkpoint_metadata
-    from training.config import config_from_dict
     from training.sb3.policy import export_policy, policy_kwargs
     from training.sb3.pool import make_training_env
 

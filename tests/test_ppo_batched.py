@@ -27,8 +27,8 @@ from training.batched.networks import Actor, ActorCritic, sample_actions, sparse
 from training.batched.ppo import gae  # noqa: E402
 from training.batched.selfplay import Opponent, Rollout, SelfPlay, privileged_features, table_options  # noqa: E402
 from training.cli import train  # noqa: E402
-from training.config import ConfigError, config_from_dict  # noqa: E402
 from training.run import critic  # noqa: E402
+from training.run.config import ConfigError, config_from_dict  # noqa: E402
 from training.run.resume import read_resume  # noqa: E402
 from uno_env.batched import BatchedUno  # noqa: E402
 from uno_env.core import Rules  # noqa: E402

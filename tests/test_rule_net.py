@@ -15,7 +15,7 @@ from agents import PPOAgent
 from agents.ppo_agent import SHIPPED_DIR, read_checkpoint, write_checkpoint
 from agents.registry import make_agent, shipped_checkpoint
 from agents.tournament import evaluate, play_game
-from training.config import ConfigError, config_from_dict, load_config
+from training.run.config import ConfigError, config_from_dict, load_config
 from uno_env.core import EDITIONS, Rules
 from uno_env.observation import observation_size
 

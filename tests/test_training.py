@@ -18,7 +18,7 @@ from agents import PPOAgent, RuleAgent  # noqa: E402
 from agents.ppo_agent import SHIPPED_DIR  # noqa: E402
 from agents.tournament import evaluate  # noqa: E402
 from training.cli import train  # noqa: E402
-from training.config import ConfigError, config_from_dict, load_config  # noqa: E402
+from training.run.config import ConfigError, config_from_dict, load_config  # noqa: E402
 from training.sb3.pool import PoolOpponent, make_training_env  # noqa: E402
 from training.tools.ship import SHIPPED  # noqa: E402
 from uno_env.core import Rules  # noqa: E402

@@ -13,8 +13,8 @@ import pytest
 pytest.importorskip("yaml")
 
 from training import config as config_module  # noqa: E402
-from training.config import ConfigError, TrainConfig, commented_defaults, config_from_dict, load_config  # noqa: E402
-from training.train import main  # noqa: E402
+from training.cli import main  # noqa: E402
+from training.run.config import ConfigError, TrainConfig, commented_defaults, config_from_dict, load_config  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -187,7 +187,7 @@ def test_commented_defaults_wrap_long_docs_as_comment_lines() -> None:
 
 
 def test_print_default_config_has_help_text() -> None:
-    out = subprocess.run([sys.executable, "-m", "training.train", "--help"], capture_output=True, text=True,
+    out = subprocess.run([sys.executable, "-m", "training.cli", "--help"], capture_output=True, text=True,
                          cwd=ROOT, timeout=120)
     assert out.returncode == 0
     assert "--print-default-config" in out.stdout and "comment" in out.stdout
@@ -199,7 +199,7 @@ def test_train_without_the_train_extra_names_the_pip_command(tmp_path: Path) -> 
     config.write_text("total_steps: 64\n", encoding="utf-8")
     script = ("import sys\n"
               "sys.modules['yaml'] = None  # as if the train extra were not installed\n"
-              "from training.train import main\n"
+              "from training.cli import main\n"
               f"main(['--config', {str(config)!r}])\n")
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert out.returncode == 1
@@ -285,7 +285,7 @@ def test_agent_specs_are_checked_by_the_registry_at_load(where: str, spec: str, 
 
 def test_the_rllib_settings_refuse_an_alias_bomb_too(tmp_path: Path) -> None:
     pytest.importorskip("pettingzoo")
-    from training.rllib import load_settings
+    from training.rllib.trainer import load_settings
 
     path = tmp_path / "bomb.yaml"
     path.write_text(_alias_bomb('"lol"'), encoding="utf-8")

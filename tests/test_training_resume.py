@@ -29,7 +29,7 @@ import yaml  # noqa: E402
 from agents import PPOAgent  # noqa: E402
 from agents.ppo_agent import SHIPPED_DIR, read_checkpoint  # noqa: E402
 from training.cli import main, train  # noqa: E402
-from training.config import config_from_dict, load_config  # noqa: E402
+from training.run.config import config_from_dict, load_config  # noqa: E402
 from training.run.resume import ResumeError, read_resume  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -259,7 +259,7 @@ def test_resuming_with_another_network_is_refused_naming_the_mismatch(finished_r
 
 
 def test_a_budget_below_the_steps_reached_is_refused(finished_run: Path, tmp_path: Path) -> None:
-    from training.config import ConfigError
+    from training.run.config import ConfigError
 
     run_dir = _copy(finished_run, tmp_path)
     with pytest.raises(ConfigError, match="total_steps"):

@@ -1,7 +1,7 @@
 """Self-play PPO training for ``uno_env`` (needs the ``train`` extra: torch, sb3-contrib, pyyaml, ...).
 
 * ``training.cli``: ``uno-env train --config X``, dispatching on ``trainer``;
-* ``training.config``: YAML configs as typed models, checked strictly on load;
+* ``training.run.config``: YAML configs as typed models, checked strictly on load;
 * ``training.run``: the run layer under every trainer (imports no trainer):
   ``state`` (``RunState``, what ``resume/state.json`` holds), ``rundir`` (config, checkpoints and
   their cards, the one checkpoint exporter), ``schedule`` (snapshots, evaluations, checkpoints,

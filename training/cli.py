@@ -14,7 +14,7 @@ import shutil
 import sys
 from pathlib import Path
 
-from training.config import ConfigError, TrainConfig, commented_defaults, load_config, parse_overrides
+from training.run.config import ConfigError, TrainConfig, commented_defaults, load_config, parse_overrides
 from training.run.interrupt import TrainingInterrupted
 from training.run.launch import Runner, launch
 from training.run.rundir import RunWriteError

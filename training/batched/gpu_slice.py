@@ -28,7 +28,7 @@ import time
 from pathlib import Path
 
 from training.batched.ppo import run_batched
-from training.config import ConfigError, load_config
+from training.run.config import ConfigError, load_config
 from training.run.interrupt import TrainingInterrupted
 from training.run.launch import launch
 

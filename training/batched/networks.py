@@ -11,7 +11,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from training.config import TrainConfig
+from training.run.config import TrainConfig
 from training.run.critic import critic_bounds
 from uno_env.core.actions import NUM_ACTIONS
 from uno_env.observation import observation_bounds

@@ -10,7 +10,7 @@ It reads top to bottom, CleanRL style: the networks; the opponents; the hidden c
 privileged critic; the tables; then ``run_batched``: seeding, set-up (or resume), and the loop
 (rollout -> advantages -> PPO epochs -> snapshots, evaluation, checkpoints).
 
-What a run does, in the terms of ``training.config`` (the SB3 trainer's keys mean the same):
+What a run does, in the terms of ``training.run.config`` (the SB3 trainer's keys mean the same):
 
 * **Tables.** ``batched.num_tables`` tables, each with an edition, table size and rule options
   drawn once from ``env`` (lists are weighted by repeats), so one batch mixes editions and sizes
@@ -82,7 +82,7 @@ from training.batched.networks import (
     matmul_precision,
 )
 from training.batched.selfplay import Rollout, SelfPlay
-from training.config import TrainConfig
+from training.run.config import TrainConfig
 from training.run.interrupt import StopRequests
 from training.run.launch import Saved, resumed_state
 from training.run.progress import Progress

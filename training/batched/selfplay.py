@@ -12,7 +12,7 @@ import numpy as np
 import torch
 
 from training.batched.networks import Actor, ActorCritic, actor_from_tensors, matmul_precision, sample_actions
-from training.config import ConfigError, TrainConfig
+from training.run.config import ConfigError, TrainConfig
 from training.run.critic import NEXT_DRAWS, privileged_size
 from training.run.interrupt import StopRequests
 from uno_env.batched import BatchedUno

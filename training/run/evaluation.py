@@ -10,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 
-from training.config import TrainConfig
+from training.run.config import TrainConfig
 from training.run.rundir import write_card
 from training.run.state import Best, JsonObject, RunState
 from uno_env.files import atomic_write

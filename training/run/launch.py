@@ -9,7 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from training.config import ConfigError, TrainConfig, check_init_from
+from training.run.config import ConfigError, TrainConfig, check_init_from
 from training.run.interrupt import StopRequests, TrainingInterrupted
 from training.run.resume import previous_run_files, read_resume, remove_stale_temporaries
 from training.run.rundir import write_config

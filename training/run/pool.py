@@ -1,7 +1,7 @@
 """The self-play pool's ratings: Elo of the learner against each baseline and snapshot, from finished episodes.
 
 The pool's snapshots themselves are ``RunState.snapshots`` (kept by ``training.run.schedule``);
-each trainer seats them by the draw rule of ``training.config.PoolConfig``.
+each trainer seats them by the draw rule of ``training.run.config.PoolConfig``.
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 
-from training.config import TrainConfig
+from training.run.config import TrainConfig
 from training.run.resume import remove_unlisted_snapshots
 from training.run.state import JsonObject, RunState
 from uno_env.files import atomic_write

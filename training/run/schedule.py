@@ -12,7 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from training.config import TrainConfig
+from training.run.config import TrainConfig
 from training.run.evaluation import evaluate_checkpoint, record_evaluation
 from training.run.interrupt import StopRequests, TrainingInterrupted
 from training.run.progress import Progress

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from training.config import TrainConfig
+from training.run.config import TrainConfig
 
 JsonObject = dict[str, Any]  # a decoded JSON object (checked by ``training.run.resume`` before it gets here)
 

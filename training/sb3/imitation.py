@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from agents.registry import make_agent
-from training.config import TrainConfig
+from training.run.config import TrainConfig
 from training.run.critic import privileged_features
 from training.run.progress import Progress
 from uno_env.core.rules import Rules

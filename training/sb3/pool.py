@@ -22,7 +22,7 @@ import numpy as np
 from agents.base import Agent
 from agents.ppo_agent import PPOAgent
 from agents.registry import make_agent
-from training.config import TrainConfig
+from training.run.config import TrainConfig
 from training.run.critic import critic_bounds, privileged_features
 from uno_env.single_agent import SingleAgentEnv
 

@@ -66,7 +66,7 @@ from typing import TYPE_CHECKING, Any  # noqa: E402
 
 import numpy as np  # noqa: E402
 
-from training.config import TrainConfig, config_from_dict  # noqa: E402
+from training.run.config import TrainConfig, config_from_dict  # noqa: E402
 from training.run.interrupt import StopRequests  # noqa: E402
 from training.run.launch import Saved, resumed_state  # noqa: E402
 from training.run.pool import Outcome, update_ratings  # noqa: E402

@@ -49,7 +49,7 @@ def _sb3_rate(data: dict[str, Any], steps: int) -> float:
     """Learner steps/s of a real MaskablePPO.learn (the SB3 trainer's model and envs)."""
     import torch
 
-    from training.config import config_from_dict
+    from training.run.config import config_from_dict
     from training.sb3.trainer import build_model, make_vec_env
 
     torch.set_num_threads(1)
@@ -72,7 +72,7 @@ def _batched_rate(data: dict[str, Any], steps: int, threads: int, profile: bool 
     from training.batched.networks import ActorCritic
     from training.batched.ppo import gae, ppo_update
     from training.batched.selfplay import Rollout, SelfPlay
-    from training.config import config_from_dict
+    from training.run.config import config_from_dict
 
     torch.set_num_threads(threads)
     config = config_from_dict(data)
@@ -154,7 +154,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--no-bfloat16", action="store_true", help="no bfloat16 rows")
     parser.add_argument("--rollout", type=int, help="learner steps per update (n_envs * n_steps) of the batched rows")
     args = parser.parse_args(argv)
-    from training.config import load_config
+    from training.run.config import load_config
 
     source = load_config(args.config).to_dict()
     ppo, env = dict(source["ppo"]), dict(source["env"])

@@ -75,7 +75,7 @@ def main(argv: list[str] | None = None, prog: str = "uno-env demo") -> None:
     parser.add_argument("--resume", action="store_true", help="continue an interrupted quickstart run")
     args = parser.parse_args(argv)
     from training.cli import train
-    from training.config import ConfigError, load_config
+    from training.run.config import ConfigError, load_config
     from training.run.interrupt import StopRequests, TrainingInterrupted
     from training.run.resume import ResumeError
 

@@ -7,7 +7,7 @@ like it, so a batched trainer can seat it as an opponent and fit a fresh policy 
 teacher. Anywhere else it is the checkpoint spec ``ppo:rule_net`` (the plain ``ppo`` spec of
 the apps never picks it: its metadata says which agent it ``imitates``).
 
-The run reads a training config (``training.config``) and uses what imitation needs: ``env``
+The run reads a training config (``training.run.config``) and uses what imitation needs: ``env``
 (the tables, drawn per round: editions, table sizes, rule options), ``imitation`` (teacher,
 decisions, epochs, learning rate, batch size), ``ppo.hidden`` and ``ppo.activation`` (the
 network), ``seed`` and ``torch_threads``; the other sections are not used. It
@@ -52,7 +52,7 @@ from typing import Any  # noqa: E402
 
 import numpy as np  # noqa: E402
 
-from training.config import ConfigError, TrainConfig, load_config, parse_overrides  # noqa: E402
+from training.run.config import ConfigError, TrainConfig, load_config, parse_overrides  # noqa: E402
 
 __all__ = ["agreement", "agreement_table", "build_policy", "fit", "main", "record"]
 

@@ -1,9 +1,11 @@
 """Make tests/data/run_format_v1: a tiny SB3 and a tiny batched run directory with the code of 9f587ed."""
-import shutil, sys
+import sys
 from pathlib import Path
-from training.config import config_from_dict
+
 from training.train import train
+
 from agents.ppo_agent import SHIPPED_DIR
+from training.run.config import config_from_dict
 
 out = Path(sys.argv[1])
 common = {"seed": 5, "checkpoint_every": 128, "tensorboard": False, "progress_bar": False}

@@ -131,7 +131,7 @@ class PPOConfig:
     (one process each), at most 65,536 otherwise."""
     vec_env: str = "dummy"
     """``dummy`` (one process), ``subproc`` (SB3's, one process per env) or ``sharded`` (the envs
-    split over ``workers`` processes, ``training.vec_env``)."""
+    split over ``workers`` processes, ``training.sb3.vec_env``)."""
     workers: int = 2
     """Worker processes of the ``sharded`` vec env (at most 256)."""
     n_steps: int = 256
@@ -159,7 +159,7 @@ class PPOConfig:
     activation: str = "tanh"
     """``tanh`` or ``relu``."""
     privileged_critic: bool = False
-    """The value network also reads the hidden cards (``training.critic``); the policy never does."""
+    """The value network also reads the hidden cards (``training.run.critic``); the policy never does."""
     init_from: str = ""
     """A checkpoint (``agents.ppo_agent`` format, same ``hidden`` and ``activation``) whose actor
     weights start the policy; the critic starts fresh (``imitation.teacher: ppo:path=<it>`` fits it).
@@ -188,7 +188,7 @@ class PoolConfig:
 
 @dataclass
 class ImitationConfig:
-    """The warm start before PPO (``training.imitation``): fit the policy to a teacher's play."""
+    """The warm start before PPO (``training.sb3.imitation``): fit the policy to a teacher's play."""
 
     teacher: str = ""
     """Agent spec of the teacher (``rule``); empty: no warm start, PPO starts from random weights."""
@@ -235,7 +235,7 @@ class EvalConfig:
 
 @dataclass
 class BatchedConfig:
-    """The batched trainer (``trainer: batched``, ``training.ppo_batched``): tables, device, stand-ins."""
+    """The batched trainer (``trainer: batched``, ``training.batched.ppo``): tables, device, stand-ins."""
 
     num_tables: int = 1024
     """Tables stepped together on the device (each with its edition, size and rules drawn once), 1 to 1,048,576."""
@@ -258,8 +258,8 @@ class TrainConfig:
     """A whole training run."""
 
     trainer: str = "sb3"
-    """``sb3``: sb3-contrib's MaskablePPO over the PettingZoo env (``training.train``); ``batched``: PPO on one
-    torch device over ``uno_env.batched`` (``training.ppo_batched``; needs no SB3, PettingZoo or Gymnasium)."""
+    """``sb3``: sb3-contrib's MaskablePPO over the PettingZoo env (``training.cli``); ``batched``: PPO on one
+    torch device over ``uno_env.batched`` (``training.batched.ppo``; needs no SB3, PettingZoo or Gymnasium)."""
     name: str = "run"
     """Run name: output goes to ``runs/<name>`` unless ``run_dir`` is given. Letters, digits, ``.``,
     ``_`` and ``-`` only (it stays under ``runs/``)."""

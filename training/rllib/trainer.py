@@ -137,7 +137,7 @@ class RLlibSettings:
 
 def load_settings(path: str | None = None, overrides: Sequence[str] = ()) -> RLlibSettings:
     """Settings from a YAML file and ``key=value`` overrides (YAML values); unknown keys raise ``ValueError``."""
-    from training.config import MAX_CONFIG_BYTES, yaml_data
+    from training.run.config import MAX_CONFIG_BYTES, yaml_data
 
     data: dict[str, Any] = {}
     if path:

@@ -1,9 +1,9 @@
 """Export a batched run's privileged critic beside its actor, for play without torch (``agents.critic``).
 
-    python -m training.export_critic RUN/resume/model_<steps>.safetensors RUN/best.safetensors OUT.safetensors
+    python -m training.tools.export_critic RUN/resume/model_<steps>.safetensors RUN/best.safetensors OUT.safetensors
 
 The resume model file holds the learner's tensors under ``policy/critic.*`` (``scale``, ``body.<2i>.*``,
-``head.*``: ``training.ppo_batched.Critic``); the critic shares the actor's hidden widths, activation and
+``head.*``: ``training.batched.networks.Critic``); the critic shares the actor's hidden widths, activation and
 ``max_players``, so those are read from the run's actor checkpoint.
 """
 

@@ -1,0 +1,1 @@
+"""Self-play PPO on Ray RLlib (the ``rllib`` extra): ``trainer``; ``python -m training.rllib`` runs it."""
