@@ -603,6 +603,34 @@ def test_rule_3_4_an_unplayable_drawn_card_is_kept_without_asking(tmp_path: Path
     child = spawn("--load", str(saved_game(tmp_path, game)))
     child.expect_exact(PROMPT)
     child.sendline("draw")
-    child.expect_exact("You drew B3: it cannot be played, so you keep it.")
-    child.expect_exact("You keep the drawn card")
+    child.expect_exact(PROMPT)  # the next turn of the human, after the rule agents'
+    told = child.before
     child.sendline("quit")
+    child.expect(pexpect.EOF)
+    assert "You draw B3: it cannot be played, so you keep it." in told
+    before_next_turn = told.split("Player 1 plays")[0]
+    assert before_next_turn.count("B3") == 1 and "keep the drawn card" not in told  # one line, not three
+
+
+def test_play_load_of_a_file_that_is_not_a_game_names_the_problem_then_the_keys_once(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"foo": 1}')
+    child = spawn("--load", str(bad))
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 2
+    lines = [line for line in child.before.splitlines() if line.strip()]
+    assert lines[0] == f"uno-env play: error: {bad} is not a saved game: 21 of its 21 keys missing; unknown key 'foo'."
+    assert lines[1] == "A saved game (Game.to_dict) has the keys:"
+    assert all(len(line) <= 78 for line in lines[1:])
+    listed = " ".join(lines[2:])
+    assert listed.count("rng_state") == 1 and listed.count("current_player") == 1 and "(and optional log)" in listed
+
+
+def test_play_load_names_the_few_missing_keys_of_a_nearly_whole_game(tmp_path: Path) -> None:
+    data = position("classic", 2, hands={0: ["R5"]}, discard=["R7"]).to_dict()
+    del data["known"]
+    path = tmp_path / "nearly.json"
+    path.write_text(json.dumps({**data, "colour": "red"}))
+    with pytest.raises(StateError, match=r"not a saved game: 1 of its 21 keys missing \(known\); unknown key 'colour'\.\n"):
+        read_save(path)

@@ -195,3 +195,81 @@ def test_table_screenshot(page: Any, edition: str, tmp_path: Path) -> None:
     target = os.environ.get("UNO_WEB_SCREENSHOTS")
     if target:
         shutil.copy(shot, Path(target) / shot.name)
+
+
+def load_position(page: Any, game: Any) -> None:
+    """Open a ``tests.helpers.position`` game (a bare ``Game.to_dict``) through the page's Load."""
+    page.click("#nav-play")
+    before = version(page)
+    page.set_input_files("#load-file", files=[{"name": "position.json", "mimeType": "application/json",
+                                               "buffer": json.dumps(game.to_dict()).encode()}])
+    wait_for_move(page, before)
+
+
+def test_the_round_summary_offers_save_and_leave(page: Any, tmp_path: Path) -> None:
+    from tests.helpers import position
+
+    load_position(page, position("classic", 3, hands={0: ["R5"]}, discard=["R7"], target_score=500))
+    page.select_option("#speed", "0")
+    before = version(page)
+    page.locator("#hand .card.playable").first.click()  # R5: the last card goes out
+    wait_for_move(page, before)
+    assert page.evaluate("document.querySelector('#summary').open")
+    assert page.locator("#next-round").is_visible()
+    with page.expect_download() as info:
+        page.click("#summary-save")
+    path = tmp_path / "save.json"
+    info.value.save_as(path)
+    data = json.loads(path.read_text())
+    assert data["format"] == "uno_env.play" and data["game"]["phase"] == "round_over"
+    page.click("#summary-leave")
+    page.wait_for_function("document.querySelector('#table').hidden && !document.querySelector('#summary').open")
+    assert page.locator("#setup").is_visible() and not page.locator("#leave-btn").is_visible()
+
+
+def test_wild_captions_do_not_overlap_the_corner_index_in_the_hand_or_on_the_pile(page: Any) -> None:
+    from tests.helpers import position
+
+    load_position(page, position("classic", 3, hands={0: ["W4", "W", "R5"]}, discard=["R7", "W4"],
+                                 active_color="red"))
+    overlaps = page.evaluate("""() => {
+      const out = [];
+      const cards = [...document.querySelectorAll('.card.wild')];
+      for (const card of cards) {
+        const boxes = [...card.querySelectorAll('.corner, .tag')]
+          .filter((e) => getComputedStyle(e).display !== 'none').map((e) => [e.className, e.getBoundingClientRect()]);
+        for (let i = 0; i < boxes.length; i++) for (let j = i + 1; j < boxes.length; j++) {
+          const [a, b] = [boxes[i][1], boxes[j][1]];
+          if (a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom)
+            out.push(`${card.dataset.code}: ${boxes[i][0]} / ${boxes[j][0]}`);
+        }
+      }
+      return [cards.map((c) => c.dataset.code + (c.closest('#hand') ? ':hand' : ':other')), out];
+    }""")
+    shown, clashes = overlaps
+    assert "W4:hand" in shown and "W:hand" in shown and any(s.startswith("W4:") and s.endswith(":other") for s in shown)
+    assert clashes == []
+
+
+def test_the_watch_page_has_one_pace_control(page: Any) -> None:
+    page.click("#nav-watch")
+    assert page.locator("#watch-form input[name=delay]").is_visible()
+    assert not page.locator("#speed").is_visible()
+    page.click("#nav-play")
+    assert page.locator("#speed").is_visible()
+
+
+def test_the_log_says_you_as_an_object_in_lower_case(page: Any) -> None:
+    from tests.helpers import position
+
+    load_position(page, position("classic", 3, hands={0: ["R5", "G1"]}, discard=["R7"], target_score=500))
+    page.select_option("#speed", "0")
+    before = version(page)
+    page.locator("#hand .card[data-code='R5']").click()
+    wait_for_move(page, before)
+    assert page.evaluate("document.body.dataset.phase") == "uno"
+    before = version(page)
+    page.keyboard.press("n")  # don't call UNO: rule 5.1, the next seat catches it
+    wait_for_move(page, before)
+    talk = page.locator("#log-list").inner_text()
+    assert "catches you: 2 cards!" in talk and "catches You" not in talk

@@ -40,6 +40,7 @@ import math
 import os
 import random
 import sys
+import textwrap
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -51,10 +52,11 @@ from rich.text import Text
 
 from agents import Agent, RuleAgent, choose_action
 from agents.registry import AgentSpecError, agent_label, expand_repeats, make_agent
-from uno_env.core import EDITIONS, Game, Rules
+from uno_env.core import EDITIONS, Game, Phase, Rules
 from uno_env.core import actions as A
 from uno_env.core.cards import KIND_COLOR, WILD, Edition
 from uno_env.core.errors import StateError, UnoError
+from uno_env.core.saves import KEYS as GAME_KEYS
 from uno_env.files import atomic_write, read_at_most
 from uno_env.render import Line, Narrator, Part
 from uno_env.replay import Replay
@@ -257,10 +259,33 @@ def saved_game(data: object, where: str = "the save") -> SavedGame:
 
 
 def _game(data: object, where: str) -> Game:
+    if isinstance(data, dict):
+        _check_game_keys(data, where)
     try:
         return Game.from_dict(data)
     except (UnoError, ValueError, TypeError, KeyError, IndexError, RecursionError) as err:
         raise StateError(f"{where} is not a saved game: {err}") from None
+
+
+def _check_game_keys(data: dict[Any, Any], where: str) -> None:
+    """A short refusal for a file that is not a ``Game.to_dict()``: the problem on the first line,
+    then the keys a saved game has, wrapped, once."""
+    missing = [key for key in GAME_KEYS if key not in data]
+    unknown = [key for key in data if key not in GAME_KEYS and key != "log"]
+    if not missing and not unknown:
+        return
+    problems = []
+    if missing:
+        problems.append(f"{len(missing)} of its {len(GAME_KEYS)} keys missing"
+                        + (f" ({', '.join(missing)})" if len(missing) <= 3 else ""))
+    if unknown:
+        shown = ", ".join(repr(key)[:40] for key in unknown[:3])
+        problems.append(f"unknown key{'s' if len(unknown) > 1 else ''} {shown}"
+                        + (f" and {len(unknown) - 3} more" if len(unknown) > 3 else ""))
+    allowed = textwrap.fill(", ".join(GAME_KEYS) + " (and optional log)", width=76,
+                            initial_indent="  ", subsequent_indent="  ")
+    raise StateError(f"{where} is not a saved game: {'; '.join(problems)}.\n"
+                     f"A saved game (Game.to_dict) has the keys:\n{allowed}")
 
 
 # ---------------------------------------------------------------------- styling
@@ -327,6 +352,7 @@ class PlaySession:
         self.shown = 0  # events printed so far (a cursor counted like game.log_length)
         self.precalled = False  # the human said "uno" this turn
         self.summarized = -1  # the round whose summary was printed
+        self.kept_unplayable = False  # the human's drawn card was just kept without asking (rule 3.4)
 
     # ---------------------------------------------------------------- output helpers
     def card(self, code: str | None) -> Part:
@@ -426,6 +452,16 @@ class PlaySession:
         """Print the events the human may see since the last call (``uno_env.render.Narrator``)."""
         told = self.narrator.tell_game(self.game, self.shown)
         self.shown = self.game.log_length
+        if self.kept_unplayable:  # the keep is told on the draw's line
+            self.kept_unplayable = False
+            keep = max((i for i, (kind, _) in enumerate(told) if kind == "keep"), default=None)
+            draw = max((i for i, (kind, _) in enumerate(told[:keep or 0]) if kind == "draw"), default=None)
+            if keep is not None:
+                if draw is not None:
+                    told[draw] = ("draw", [*told[draw][1], ": it cannot be played, so you keep it."])
+                    del told[keep]
+                else:
+                    told[keep] = ("keep", ["You keep the drawn card: it cannot be played."])
         for kind, line in told:
             if kind == "game_end":
                 continue  # the game-over line says it, with the scores
@@ -546,13 +582,11 @@ class PlaySession:
             game.step(A.UNO if self.precalled else A.NO_UNO)
             self.precalled = False
             return
+        if self.keep_if_unplayable():
+            return
         if phase in ("play", "stack"):
             self.show_table()
         elif phase == "play_drawn":
-            if [int(a) for a in legal] == [A.KEEP]:  # rule 3.4: an unplayable drawn card is kept, no choice
-                self.say("You drew ", self.card(view["drawn_card"]), ": it cannot be played, so you keep it.")
-                game.step(A.KEEP)
-                return
             self.say("You drew ", self.card(view["drawn_card"]), ": play it or keep it?")
         elif phase == "challenge":
             self.say(f"Player {view['pending_player']} played a Wild Draw Four on you "
@@ -581,7 +615,19 @@ class PlaySession:
                 self.say("UNO! (it counts if this turn leaves you with one card)")
                 continue
             game.step(action)
+            self.keep_if_unplayable()
             return
+
+    def keep_if_unplayable(self) -> bool:
+        """Rule 3.4: keep the human's unplayable drawn card without asking; ``show_events`` says so
+        on the draw's line (one line, not a draw, a notice and a keep)."""
+        game = self.game
+        if not (game.current_player == self.human and game.phase == Phase.PLAY_DRAWN
+                and [int(a) for a in game.legal_actions()] == [A.KEEP]):
+            return False
+        game.step(A.KEEP)
+        self.kept_unplayable = True
+        return True
 
     def parse(self, line: str, legal: Sequence[A.Action], phase: str) -> tuple[A.Action | None, bool]:
         """The chosen legal action (None for a bare ``uno``) and whether ``uno`` was said."""

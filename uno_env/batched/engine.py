@@ -14,11 +14,11 @@ from ..core import actions as A
 from ..core.actions import action_texts
 from ..core.cards import EDITIONS, NUM_KINDS, deck_from_codes
 from ..core.errors import DeckError, IllegalActionError, RulesError
-from ..core.game import STATE_FORMAT, STATE_VERSION, Game, Phase
+from ..core.game import GAME_OVER, ROUND_OVER, STATE_FORMAT, STATE_VERSION, Game, Phase
 from ..core.rules import Rules
 from . import rng
 from .observe import Observer
-from .rules import EDITION_NAMES, GAME_OVER, ROUND_OVER, BatchedRules
+from .rules import EDITION_NAMES, BatchedRules
 from .tables import MAX_DECK, Tables
 
 __all__ = ["BatchedUno", "State", "DEFAULT_MAX_TURNS", "EPISODE_MODES", "REWARD_MODES"]

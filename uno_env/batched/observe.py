@@ -5,9 +5,9 @@ from __future__ import annotations
 import torch
 
 from ..core.cards import NUM_COLORS, NUM_KINDS, WILD_DRAW_FOUR
-from ..core.game import Phase
+from ..core.game import PLAY_DRAWN, ROUND_OVER, Phase
 from ..observation import RULE_FLAGS, observation_fields, observation_size
-from .rules import EDITION_NAMES, PLAY_DRAWN, ROUND_OVER, per_seat_row
+from .rules import EDITION_NAMES, per_seat_row
 from .tables import Tables
 
 _FLAG_NAMES = ("uno_call", "allow_bluff", "scoring", "teams", "elimination", "stacking", "seven_zero",

@@ -23,8 +23,10 @@ from ..core.cards import (
     HAND_SIZE,
     KIND_COLOR,
     KIND_RANK,
+    NO_RANK,
     NUM_COLORS,
     NUM_KINDS,
+    PLAYABLE,
     RANKS_PER_COLOR,
     REVERSE,
     SKIP,
@@ -32,7 +34,18 @@ from ..core.cards import (
     WILD,
     WILD_DRAW_FOUR,
 )
-from ..core.game import Phase
+from ..core.game import (  # the phases as plain ints, the core's own (Phase members)
+    CATCH_PHASE,
+    CHALLENGE,
+    CHOOSE_COLOR,
+    GIVE_AWAY,
+    PLAY,
+    PLAY_DRAWN,
+    STACK_PHASE,
+    SWAP_PHASE,
+    UNO_PHASE,
+    Phase,
+)
 from . import rng
 from .tables import MAX_DECK, Tables
 
@@ -42,9 +55,6 @@ URRRHHH = _SPECIAL_CODES.index("WU")
 KING_PIG = _SPECIAL_CODES.index("WK")
 GREYSKULL = _SPECIAL_CODES.index("WG")
 
-(PLAY, PLAY_DRAWN, CHOOSE_COLOR, GIVE_AWAY, CHALLENGE, UNO_PHASE, CATCH_PHASE, SWAP_PHASE, STACK_PHASE,
- ROUND_OVER, GAME_OVER) = range(len(Phase))
-NO_RANK = 13  # the "rank" of a wild on top: it matches by color only
 _NO_STOP = 1 << 20  # a draw count no pile reaches
 
 
@@ -69,12 +79,8 @@ class BatchedRules:
 
         self.kind_color = const(KIND_COLOR)
         self.kind_rank = const([r if r >= 0 else NO_RANK for r in KIND_RANK])
-        # playable[color * 14 + top_rank, kind]: rule 3.2 (a wild matches anything; top rank 13 is a wild).
-        self.playable = const(
-            [[k >= WILD or KIND_COLOR[k] == color or KIND_RANK[k] == top_rank for k in range(NUM_KINDS)]
-             for color in range(NUM_COLORS) for top_rank in range(NO_RANK + 1)],
-            torch.bool,
-        )
+        # playable[color * (NO_RANK + 1) + top_rank, kind]: the core's rule 3.2 table, flattened.
+        self.playable = const([row for by_rank in PLAYABLE for row in by_rank], torch.bool)
         self.values = const([[EDITIONS[name].card_value(k) for k in range(NUM_KINDS)] for name in EDITION_NAMES])
         decks = [EDITIONS[name].deck() for name in EDITION_NAMES]
         self.deck_size = const([len(d) for d in decks])

@@ -152,7 +152,7 @@
       card.classList.add("wild");
       edition_.colors.forEach((c, i) => card.style.setProperty(`--w${i}`, COLOR_VAR[c]));
       card.append(el("span", { class: "oval" }), el("span", { class: "big", text: code === "W4" ? "+4" : "" }),
-        el("span", { class: "corner tl", text: code === "W4" ? "+4" : "W" }), el("span", { class: "corner br", text: code === "W4" ? "+4" : "W" }),
+        el("span", { class: "corner tl", text: code === "W4" ? "+4" : "W" }),  // the caption takes the bottom corner's place
         el("span", { class: "tag", text: code === "W4" ? "WILD +4" : "WILD" }));
       return card;
     }
@@ -188,6 +188,7 @@
     for (const button of $$("#bar nav button")) button.classList.toggle("active", button.dataset.goto === panel);
     $("#save-btn").hidden = true;
     $("#leave-btn").hidden = !mode;
+    $("#speed-box").hidden = panel !== "play";  // the Watch panel has its own pace: seconds per move
     $("#title").textContent = mode ? "(a game is still open: Leave ends it)" : "";
   }
 
@@ -446,14 +447,17 @@
         el("button", { type: "button", onclick: () => send({ type: "replay_download" }) }, "Download replay"),
         el("button", { type: "button", onclick: () => { dialog.close(); showSetup("play"); } }, "New game"));
     } else {
-      actions.append(el("button", { type: "button", class: "primary", id: "next-round", onclick: () => { dialog.close(); send({ type: "next_round" }); } }, "Next round (Enter)"));
+      actions.append(el("button", { type: "button", class: "primary", id: "next-round", onclick: () => { dialog.close(); send({ type: "next_round" }); } }, "Next round (Enter)"),
+        el("button", { type: "button", id: "summary-save", onclick: () => $("#save-btn").click() }, "Save"),
+        el("button", { type: "button", id: "summary-leave", onclick: () => $("#leave-btn").click() }, "Leave"));
     }
     if (!dialog.open) dialog.showModal();
   }
 
   // ------------------------------------------------------------------ events
   function describe(e, me, labels) {
-    const who = (s) => (s === null || s === undefined ? "nobody" : seatName(s, me));
+    const who = (s) => (s === null || s === undefined ? "nobody" : seatName(s, me));  // a sentence's subject
+    const whom = (s) => (s === me ? "you" : who(s));  // an object, or a subject mid-sentence
     const does = (s, verb, third) => `${who(s)} ${s === me ? verb : third || verb + "s"}`;
     const dir = (d) => (d > 0 ? "clockwise" : "counter-clockwise");
     const special = ed().special;
@@ -465,21 +469,21 @@
       case "pass": return [`${does(e.seat, "have", "has")} to draw but no card is left`];
       case "keep": return [`${does(e.seat, "keep")} the drawn card`];
       case "color": return [`${does(e.seat, "name")} ${e.color}`];
-      case "give": return [`${special ? special.flavour + " " : ""}${does(e.seat, "give")} ${e.card || "a card"} to ${who(e.other)}`, "flavour"];
-      case "king_pig": return [`King Pig deals ${e.card} to ${who(e.seat)}`, "flavour"];
-      case "greyskull": return [`By the power of Greyskull, ${does(e.seat, "draw")} 3 cards`, "flavour"];
+      case "give": return [`${special ? special.flavour + " " : ""}${does(e.seat, "give")} ${e.card || "a card"} to ${whom(e.other)}`, "flavour"];
+      case "king_pig": return [`King Pig deals ${e.card} to ${whom(e.seat)}`, "flavour"];
+      case "greyskull": return [`By the power of Greyskull, ${whom(e.seat)} ${e.seat === me ? "draw" : "draws"} 3 cards`, "flavour"];
       case "reshuffle": return ["The discard pile is shuffled into a new draw pile"];
       case "uno": return [`${does(e.seat, "call")} UNO!`];
       case "no_uno": return [`${does(e.seat, "do", "does")} not call UNO`];
-      case "catch": return [`${does(e.seat, "catch", "catches")} ${who(e.other)}: 2 cards!`];
+      case "catch": return [`${does(e.seat, "catch", "catches")} ${whom(e.other)}: 2 cards!`];
       case "no_catch": return [`${does(e.seat, "let")} it pass`];
-      case "challenge": return [`${does(e.seat, "challenge")} the Wild Draw Four of ${who(e.other)}`];
+      case "challenge": return [`${does(e.seat, "challenge")} the Wild Draw Four of ${whom(e.other)}`];
       case "guilty": return [`${who(e.seat)} ${e.seat === me ? "were" : "was"} bluffing!`];
       case "innocent": return [`${who(e.seat)} ${e.seat === me ? "were" : "was"} not bluffing`];
       case "accept": return [`${does(e.seat, "accept")}`];
       case "skip": return [`${who(e.seat)} ${e.seat === me ? "are" : "is"} skipped`];
       case "reverse": return [`Play reverses: now ${dir(e.other)}`];
-      case "swap": return [`${does(e.seat, "swap")} hands with ${who(e.other)}`];
+      case "swap": return [`${does(e.seat, "swap")} hands with ${whom(e.other)}`];
       case "rotate": return [`Every hand passes one seat ${dir(e.other)}`];
       case "eliminated": return [`${who(e.seat)} ${e.seat === me ? "are" : "is"} eliminated with ${e.other} points`];
       case "round_end": return [`${does(e.seat, "go", "goes")} out! (${e.other} points)`, "round"];
