@@ -559,3 +559,18 @@ def test_quickstart_table_plays_each_policy_against_the_baselines_and_the_first_
     assert lineups == [(name, "classic", n, opponent) for name in paths
                        for n, opponent in (("2", "random x1"), ("2", "rule x1"), ("4", "rule x3"))] + [
         ("fresh", "classic", "2", "shipped-a x1"), ("fresh", "classic", "2", "shipped-b x1")]
+
+
+def test_quickstart_table_plays_a_two_player_checkpoint_only_at_two_players(tmp_path: Path) -> None:
+    from test_ppo_agent import _random_checkpoint
+
+    from training.tools.quickstart import evaluation_table
+
+    paths = {"fresh": _random_checkpoint(tmp_path / "fresh.safetensors"),
+             "shipped-2p": _random_checkpoint(tmp_path / "two.safetensors", seed=1, num_players=[2])}
+    rows = evaluation_table(paths, games=2, workers=1).splitlines()[2:]
+    cells = [[cell.strip() for cell in row.split("|")[1:7]] for row in rows]
+    played = [tuple(c[:4]) for c in cells if c[4] != "-"]
+    assert ("shipped-2p", "classic", "4", "rule x3") not in played
+    assert ("shipped-2p", "classic", "2", "rule x1") in played
+    assert ["shipped-2p", "classic", "4", "rule x3", "-", "not played: trained for 2 players"] in cells

@@ -40,7 +40,7 @@ import time  # noqa: E402
 from pathlib import Path  # noqa: E402
 from typing import Any  # noqa: E402
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 GEMM_OPS = ("aten::mm", "aten::addmm", "aten::bmm", "aten::_embedding_bag", "aten::_embedding_bag_dense_backward",
             "aten::_embedding_bag_backward", "aten::embedding_dense_backward")  # the networks' own arithmetic
 

@@ -5,8 +5,9 @@
 Trains into ``runs/quickstart`` (replacing an earlier quickstart run; ``--resume`` continues an
 interrupted one instead: Ctrl-C prints the command), then plays through the tournament harness
 (seat rotation, duplicate deals): the fresh policy and the shipped
-``agents/checkpoints/classic.safetensors``, ``classic_points.safetensors`` and ``universal.safetensors``
-each against the random and rule baselines (2 and 4 players, classic), and the fresh policy
+``agents/checkpoints/`` ``classic_2p``, ``classic_2p_points``, ``classic``, ``classic_points`` and ``universal``
+each against the random and rule baselines (2 and 4 players, classic; a checkpoint only at the table sizes it
+was trained for), and the fresh policy
 against each shipped one. Every phase prints its progress (a line per lineup of the evaluation).
 """
 
@@ -25,8 +26,12 @@ import time  # noqa: E402
 from collections.abc import Callable  # noqa: E402
 from pathlib import Path  # noqa: E402
 
-ROOT = Path(__file__).resolve().parent.parent
-SHIPPED = ("classic", "classic_points", "universal")  # shipped checkpoints compared with the fresh policy, when present
+ROOT = Path(__file__).resolve().parents[2]
+# shipped checkpoints compared with the fresh policy, when present; each plays only the table sizes it was trained for
+SHIPPED = ("classic_2p", "classic_2p_points", "classic", "classic_points", "universal")
+# what make demo took on 2 shared CPU cores (2 min 41 s at load 8 on an earlier revision, 7 min 54 s on a
+# fresh clone, both before the 2-player checkpoints joined the table): said before it starts
+EXPECTED = "about 3-9 minutes on 2 shared CPU cores"
 
 
 def evaluation_table(agents: dict[str, Path], games: int, workers: int, seed: int = 2024,
@@ -43,8 +48,15 @@ def evaluation_table(agents: dict[str, Path], games: int, workers: int, seed: in
             "|---|---|---:|---|---:|---:|---|---:|"]
     loaded = {label: PPOAgent.load(path, label=label) for label, path in agents.items()}
     lineups: list[tuple[str, PPOAgent, int, str]] = []
+    skipped: list[str] = []
     for label, agent in loaded.items():
-        lineups += [(label, agent, 2, "random"), (label, agent, 2, "rule"), (label, agent, 4, "rule")]
+        trained = agent.metadata.get("num_players")  # the table sizes the checkpoint was trained for
+        for n, opponent in ((2, "random"), (2, "rule"), (4, "rule")):
+            if isinstance(trained, list) and n not in trained:
+                skipped.append(f"| {label} | classic | {n} | {opponent} x{n - 1} | - | "
+                               f"not played: trained for {', '.join(map(str, trained))} players | | |")
+            else:
+                lineups.append((label, agent, n, opponent))
     first, *others = list(loaded)
     for other in others:  # the first agent head to head against each of the others
         lineups.append((first, loaded[first], 2, other))
@@ -61,7 +73,7 @@ def evaluation_table(agents: dict[str, Path], games: int, workers: int, seed: in
         if log is not None:
             log(f"[evaluate] {i}/{len(lineups)} {label} vs {opponent} x{n - 1}: {100 * s.win_rate:.1f}% of "
                 f"{result.games} games ({time.perf_counter() - started:.0f} s)")
-    return "\n".join(rows)
+    return "\n".join(rows + skipped)
 
 
 def main(argv: list[str] | None = None, prog: str = "uno-env demo") -> None:
@@ -95,6 +107,8 @@ def main(argv: list[str] | None = None, prog: str = "uno-env demo") -> None:
         print(f"replacing the earlier quickstart run in {run_dir}")
         shutil.rmtree(run_dir)
     start = time.perf_counter()
+    print(f"{prog}: {EXPECTED}: training, then evaluating each policy against the baselines "
+          f"({args.games} games per lineup); Ctrl-C stops with a checkpoint and prints how to resume", flush=True)
     print(f"training {config.name}: {config.total_steps} learner steps, editions {config.env.editions()}, "
           f"tables {config.env.table_sizes()}, seed {config.seed}", flush=True)
     again = [a for a in (sys.argv[1:] if argv is None else argv) if a != "--resume"]
@@ -127,6 +141,8 @@ def main(argv: list[str] | None = None, prog: str = "uno-env demo") -> None:
         raise SystemExit(stopped.exit_code) from None
     print()
     print(table)
+    print("\n`--agents ppo` plays shipped-classic_2p_points at 2 players and classic_points at 3-4; per-edition and "
+          "larger-table figures: docs/agents.md")
 
 
 if __name__ == "__main__":

@@ -28,7 +28,7 @@ from typing import Any  # noqa: E402
 from agents.ppo_agent import SHIPPED_DIR, SOURCE_ROOT  # noqa: E402
 from uno_env.files import atomic_write  # noqa: E402
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 SHIPPED = SHIPPED_DIR.relative_to(SOURCE_ROOT).as_posix()  # the shipped folder as the recipes name it, from a checkout
 
 
