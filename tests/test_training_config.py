@@ -12,7 +12,7 @@ import pytest
 
 pytest.importorskip("yaml")
 
-from training import config as config_module  # noqa: E402
+from training.run import config as config_module  # noqa: E402
 from training.cli import main  # noqa: E402
 from training.run.config import ConfigError, TrainConfig, commented_defaults, config_from_dict, load_config  # noqa: E402
 
