@@ -5,6 +5,8 @@ legal actions with their ids), then reads a line: an action id (``55``) or an ac
 text (``play R7``, ``draw``, ``color blue``; case and extra spaces ignored; a bare card
 code like ``R7`` means ``play R7``). Anything not legal now gets a clear message and the
 prompt again. ``input_fn`` and ``output_fn`` are injectable (tests pass scripted ones).
+When the input ends (stdin closed, Ctrl-D) at a decision, ``act`` raises ``InputEnded``: the seat
+cannot act, and ``uno-env`` ends the game with a message instead of a traceback.
 """
 
 from __future__ import annotations
@@ -17,6 +19,10 @@ from uno_env.core.cards import EDITIONS
 from uno_env.core.errors import UnoError
 
 from .base import Agent, legal_action_ids
+
+
+class InputEnded(EOFError):
+    """The person's input ended (stdin closed) when it was their decision: the seat cannot act."""
 
 
 class HumanAgent(Agent):
@@ -82,7 +88,11 @@ class HumanAgent(Agent):
             self.output_fn(self.describe(info))
         legal = ", ".join(f"{i} ({t})" for i, t in zip(info["legal_action_ids"], info["legal_actions"], strict=True))
         while True:
-            line = self.input_fn("your action> ")
+            try:
+                line = self.input_fn("your action> ")
+            except EOFError:
+                raise InputEnded(f"the input of the human at seat {info['seat']} ended (stdin closed) "
+                                 "at their decision") from None
             try:
                 return self.parse(line, info)
             except ValueError as err:

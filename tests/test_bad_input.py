@@ -95,6 +95,38 @@ def test_action_of_a_wrong_type_is_rejected(game, action):
     assert game.to_dict() == before
 
 
+def _foreign_scalars() -> list[tuple[str, object, bool]]:
+    """(label, value, is an integer scalar) for numpy's and, where installed, torch's spellings of an id."""
+    import numpy as np
+
+    cases: list[tuple[str, object, bool]] = [
+        ("np.int64", np.int64(0), True), ("np.array(0)", np.array(0), True),
+        ("np.array([0])", np.array([0]), False), ("np.array(0.0)", np.array(0.0), False),
+        ("np.float32", np.float32(0), False), ("np.array([0, 1])", np.array([0, 1]), False),
+        ("np.bool_", np.bool_(True), False)]
+    try:
+        import torch
+    except ImportError:
+        return cases
+    return cases + [("torch.tensor(0)", torch.tensor(0), True), ("torch.tensor(0.0)", torch.tensor(0.0), False),
+                    ("torch.tensor([0, 1])", torch.tensor([0, 1]), False)]
+
+
+@pytest.mark.parametrize(("label", "value", "integral"), _foreign_scalars(), ids=[c[0] for c in _foreign_scalars()])
+def test_an_integer_scalar_of_numpy_or_torch_is_an_id_and_anything_else_is_refused(game, label, value, integral):
+    """One rule for every library's numbers: an integer scalar (operator.index accepts it) is an action id;
+    a float, a bool or an array of ids is refused with ActionTextError, the game unchanged."""
+    legal = [int(a) for a in game.legal_actions()]
+    before = game.to_dict()
+    if integral:
+        as_id = legal[0]  # the same spelling, with a legal id
+        game.step(type(value)(as_id) if label == "np.int64" else (value * 0 + as_id))
+        assert game.to_dict() != before
+    else:
+        raises_exactly(ActionTextError, game.step, value, match="an action is an Action, an int id or its text")
+        assert game.to_dict() == before
+
+
 @pytest.mark.parametrize("action", [True, 1.0, "1", None])
 def test_game_action_takes_only_int_ids(game, action):
     raises_exactly(IllegalActionError, game.action, action, match=r"action ids are ints 0\.\.")

@@ -248,3 +248,17 @@ def test_watch_refuses_bad_options() -> None:
                           (["--agents", "nobody"], "unknown agent 'nobody'")]:
         out = run_cli("watch", *args)
         assert out.returncode == 2 and message in out.stderr and "Traceback" not in out.stderr
+
+
+def test_a_human_seat_whose_input_ends_stops_the_game_with_a_message_not_a_traceback(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    import io
+
+    from uno_app.cli import main
+
+    monkeypatch.setattr("sys.stdin", io.StringIO(""))  # stdin at EOF from the start
+    code = main(["evaluate", "--agents", "human", "rule", "--players", "2", "--games", "1", "--no-progress"])
+    err = capsys.readouterr().err
+    assert code == 1
+    assert "the input of the human at seat" in err and "ended (stdin closed)" in err
+    assert "Traceback" not in err

@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import contextlib
 import doctest
 import os
 import stat
+import threading
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 import uno_env.files
-from uno_env.files import atomic_path, atomic_write
+from uno_env.files import NotARegularFileError, atomic_path, atomic_write, read_at_most
 
 
 def test_module_docstring_examples_run() -> None:
@@ -36,3 +39,56 @@ def test_new_files_get_the_umask_permissions_not_0600(tmp_path: Path) -> None:
         os.umask(old)
     assert stat.S_IMODE((tmp_path / "a.bin").stat().st_mode) == 0o644
     assert (tmp_path / "a.bin").read_bytes() == b"\x00\x01"
+
+
+def _returns_without_blocking(call: Callable[[], object]) -> BaseException | None:
+    """Run ``call`` in a thread; what it raised (None if nothing). A call still blocked in ``open()`` after
+    a minute (a FIFO without a writer never opens) fails the test instead of hanging the suite."""
+    raised: list[BaseException | None] = []
+
+    def run() -> None:
+        try:
+            call()
+            raised.append(None)
+        except BaseException as err:  # noqa: BLE001 - handed back to the test
+            raised.append(err)
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    thread.join(60)
+    assert raised, "blocked on the pipe"
+    return raised[0]
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs named pipes")
+def test_read_at_most_refuses_a_pipe_without_waiting_for_a_writer(tmp_path: Path) -> None:
+    pipe = tmp_path / "pipe"
+    os.mkfifo(pipe)
+    err = _returns_without_blocking(lambda: read_at_most(pipe, 100))
+    assert isinstance(err, NotARegularFileError) and isinstance(err, OSError)
+    assert "pipe" in str(err)
+    assert read_at_most("/dev/zero", 8) is None  # a device is still read, at most one byte past the limit
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs named pipes")
+def test_every_loader_refuses_a_pipe_with_its_own_typed_error(tmp_path: Path) -> None:
+    from uno_app.terminal import read_save
+    from uno_env.core.errors import StateError
+    from uno_env.replay import Replay, ReplayError
+
+    pipe = tmp_path / "pipe"
+    os.mkfifo(pipe)
+    cases: list[tuple[Callable[[], object], type[BaseException]]] = [
+        (lambda: read_save(pipe), StateError), (lambda: Replay.load(pipe), ReplayError)]
+    with contextlib.suppress(ImportError):  # the training loaders need the train extra (yaml, torch)
+        from training.run.config import ConfigError, load_config
+        from training.run.resume import ResumeError, read_resume
+
+        run = tmp_path / "run"
+        (run / "resume").mkdir(parents=True)
+        os.mkfifo(run / "resume" / "state.json")
+        cases += [(lambda: load_config(pipe), ConfigError), (lambda: read_resume(run), ResumeError)]
+    for call, error in cases:
+        err = _returns_without_blocking(call)
+        assert isinstance(err, error), (call, err)
+        assert "pipe" in str(err)

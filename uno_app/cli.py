@@ -25,6 +25,8 @@ import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from agents.human import InputEnded
+
 __all__ = ["COMMANDS", "Command", "build_parser", "main", "version"]
 
 TRAIN_EXTRA_MODULES = frozenset({"yaml", "torch", "stable_baselines3", "sb3_contrib", "tensorboard", "tqdm"})
@@ -110,6 +112,9 @@ def run(command: Command, options: Sequence[str]) -> int:
         if status is None:
             raise
         return status
+    except InputEnded as ended:  # a human seat whose input closed: the game cannot go on
+        print(f"uno-env {command.name}: {ended}; the game stops here", file=sys.stderr)
+        return 1
     except SystemExit as exit_:  # a command that exits by itself (argparse, --help)
         return exit_.code if isinstance(exit_.code, int) else (0 if exit_.code is None else 1)
     return code if isinstance(code, int) else 0

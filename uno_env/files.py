@@ -20,7 +20,9 @@ b'written by a library that wants a path'
 
 ``read_at_most`` reads a file the project loads (a save, a config, a resume state, a replay) without
 trusting its size: at most one byte past the limit is read, so a path naming a device
-(``/dev/zero``), a pipe or a huge file is refused instead of filling the memory.
+(``/dev/zero``) or a huge file is refused instead of filling the memory. A pipe (FIFO) or a socket
+is refused before anything is read (``NotARegularFileError``): opening one for reading would wait
+for a writer, forever if none comes.
 
 >>> read_at_most(folder / "save.json", 100)
 b'{"ok": true}'
@@ -31,12 +33,18 @@ True
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
+import stat
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
-__all__ = ["atomic_path", "atomic_write", "read_at_most"]
+__all__ = ["NotARegularFileError", "atomic_path", "atomic_write", "read_at_most"]
+
+
+class NotARegularFileError(OSError):
+    """The path names a pipe (FIFO) or a socket, which the project never reads: a file or a device only."""
 
 
 def _umask() -> int:
@@ -78,7 +86,12 @@ def atomic_write(path: str | os.PathLike[str], data: str | bytes, encoding: str 
 
 def read_at_most(path: str | os.PathLike[str], limit: int) -> bytes | None:
     """The bytes of ``path``, or None when it holds more than ``limit`` (read: at most ``limit + 1``
-    bytes); ``OSError`` when it cannot be read."""
-    with open(path, "rb") as handle:
+    bytes); ``NotARegularFileError`` for a pipe or a socket, ``OSError`` when it cannot be read."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))  # a FIFO's open must not wait for a writer
+    with open(fd, "rb") as handle:
+        mode = os.fstat(handle.fileno()).st_mode
+        if stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode):
+            raise NotARegularFileError(errno.EINVAL, "a pipe or a socket, not a file", os.fspath(path))
+        os.set_blocking(handle.fileno(), True)
         raw = handle.read(limit + 1)
     return None if len(raw) > limit else raw

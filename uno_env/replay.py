@@ -56,7 +56,7 @@ from typing import Any
 from uno_env.core import Game
 from uno_env.core.actions import NUM_ACTIONS, Action
 from uno_env.core.errors import GameFlowError, StateError, UnoError
-from uno_env.files import atomic_write, read_at_most
+from uno_env.files import NotARegularFileError, atomic_write, read_at_most
 
 __all__ = ["MAX_ACTIONS", "MAX_FILE_BYTES", "REPLAY_FORMAT", "REPLAY_VERSION", "Recorder", "Replay", "ReplayError"]
 
@@ -162,7 +162,10 @@ class Replay:
     @classmethod
     def load(cls, path: str | os.PathLike[str]) -> Replay:
         """Read and validate a replay file; raises ``ReplayError`` (or ``OSError`` when unreadable)."""
-        raw = read_at_most(path, MAX_FILE_BYTES)  # not its stated size: a device or a pipe has none
+        try:
+            raw = read_at_most(path, MAX_FILE_BYTES)  # not its stated size: a device has none
+        except NotARegularFileError as err:
+            raise _fail(f"{os.fspath(path)}: {err.strerror}; a replay is a JSON file") from None
         if raw is None:
             raise _fail(f"{os.fspath(path)} holds more than {MAX_FILE_BYTES} bytes; a replay is at most that")
         return cls.from_json(raw)

@@ -59,7 +59,7 @@ from agents.base import Agent
 from agents.ppo_agent import write_checkpoint
 from agents.registry import make_agent
 from uno_env.core.rules import Rules, edition_name
-from uno_env.files import atomic_write, read_at_most
+from uno_env.files import NotARegularFileError, atomic_write, read_at_most
 from uno_env.rllib import rllib_observation, rllib_observations, rllib_space
 
 __all__ = ["ENV_NAME", "LEARNER", "RLlibSettings", "SelfPlayEnv", "actor_tensors", "learner_weights", "build_algorithm", "build_config",
@@ -141,7 +141,10 @@ def load_settings(path: str | None = None, overrides: Sequence[str] = ()) -> RLl
 
     data: dict[str, Any] = {}
     if path:
-        raw = read_at_most(Path(path), MAX_CONFIG_BYTES)
+        try:
+            raw = read_at_most(Path(path), MAX_CONFIG_BYTES)
+        except NotARegularFileError as err:
+            raise ValueError(f"{path}: {err.strerror}; a settings file is a YAML file") from None
         if raw is None:
             raise ValueError(f"{path}: larger than {MAX_CONFIG_BYTES} bytes; a settings file is at most that")
         loaded = yaml_data(raw.decode("utf-8"))  # aliases refused before anything is built

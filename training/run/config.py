@@ -33,7 +33,7 @@ from typing import Any, Union
 
 from uno_env.core import EDITIONS
 from uno_env.core.rules import EditionName, Rules, edition_name, option_names
-from uno_env.files import read_at_most
+from uno_env.files import NotARegularFileError, read_at_most
 
 __all__ = ["BatchedConfig", "ConfigError", "EnvConfig", "EvalConfig", "ImitationConfig", "Matchup", "PPOConfig", "PoolConfig", "TrainConfig",
            "check_init_from", "commented_defaults", "config_from_dict", "load_config", "parse_overrides", "yaml_data"]
@@ -303,7 +303,10 @@ def load_config(path: str | Path, overrides: dict[str, Any] | None = None, resum
     import yaml
 
     path = Path(path)
-    raw = read_at_most(path, MAX_CONFIG_BYTES)  # a config path may name a device or a huge file
+    try:
+        raw = read_at_most(path, MAX_CONFIG_BYTES)  # a config path may name a device or a huge file
+    except NotARegularFileError as err:
+        raise ConfigError(f"{path}: {err.strerror}; a config is a YAML file") from None
     if raw is None:
         raise ConfigError(f"{path}: larger than {MAX_CONFIG_BYTES} bytes; a config is at most that")
     try:

@@ -41,7 +41,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from training.run.state import JsonObject, RunState
-from uno_env.files import atomic_path, atomic_write, read_at_most
+from uno_env.files import NotARegularFileError, atomic_path, atomic_write, read_at_most
 
 if TYPE_CHECKING:
     import torch
@@ -209,7 +209,10 @@ def read_resume(run_dir: Path) -> tuple[RunState, dict[str, torch.Tensor]] | Non
                               "Put the run's resume/state.json back, or start a new run in another directory "
                               "(--run-dir) and keep these files")
         return None
-    raw = read_at_most(state_path, MAX_STATE_BYTES)  # the path may name a device or a huge file
+    try:
+        raw = read_at_most(state_path, MAX_STATE_BYTES)  # the path may name a device or a huge file
+    except NotARegularFileError as err:
+        raise ResumeError(f"{state_path}: {err.strerror}; not a resume state") from None
     if raw is None:
         raise ResumeError(f"{state_path}: larger than {MAX_STATE_BYTES} bytes; not a resume state")
     try:

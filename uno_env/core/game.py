@@ -476,10 +476,16 @@ class Game:
             return self._actions[action]
         if isinstance(action, str):
             return parse_action(self.edition, action)
+        # an integer scalar of another library (numpy's int64, a 0-d integer array or tensor) is an id;
+        # a bool, a float (also as a 0-d array) or an array of several ids is not
+        wrong = ActionTextError(
+            f"an action is an Action, an int id or its text, got {type(action).__name__} {short_repr(action)}")
         if isinstance(action, bool) or isinstance(action, float) or not hasattr(action, "__index__"):
-            raise ActionTextError(
-                f"an action is an Action, an int id or its text, got {type(action).__name__} {short_repr(action)}")
-        index = operator.index(cast(SupportsIndex, action))
+            raise wrong
+        try:
+            index = operator.index(cast(SupportsIndex, action))
+        except TypeError:  # numpy and torch raise it for float and multi-element arrays
+            raise wrong from None
         if 0 <= index < A.NUM_ACTIONS:
             return self._actions[index]
         raise IllegalActionError(f"action ids are 0..{A.NUM_ACTIONS - 1}, got {index}")
