@@ -12,8 +12,8 @@ import pytest
 
 pytest.importorskip("yaml")
 
-from training.run import config as config_module  # noqa: E402
 from training.cli import main  # noqa: E402
+from training.run import config as config_module  # noqa: E402
 from training.run.config import ConfigError, TrainConfig, commented_defaults, config_from_dict, load_config  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
