@@ -28,7 +28,7 @@ import numpy as np
 from uno_env.files import atomic_path
 from uno_env.observation import COMPATIBLE_OBSERVATION_VERSIONS, OBSERVATION_VERSION, observation_size
 
-from .ppo_agent import ACTIVATIONS, METADATA_KEY, CheckpointError, CheckpointVersionError
+from .ppo_agent import ACTIVATIONS, METADATA_KEY, CheckpointError, CheckpointVersionError, read_safetensors
 
 __all__ = ["CRITIC_FORMAT", "CRITIC_FORMAT_VERSION", "PrivilegedCritic", "read_critic", "write_critic"]
 
@@ -50,24 +50,8 @@ def write_critic(path: str | os.PathLike[str], tensors: Mapping[str, np.ndarray]
 
 def read_critic(path: str | os.PathLike[str]) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
     """Read and validate a critic file: ``(tensors, metadata)``; raises ``CheckpointError``."""
-    from safetensors import safe_open
-
-    source = os.fspath(path)
-    try:
-        with safe_open(source, framework="numpy") as handle:
-            header = handle.metadata() or {}
-            tensors = {k: handle.get_tensor(k) for k in handle.keys()}  # noqa: SIM118 (not a dict)
-    except FileNotFoundError:
-        raise
-    except Exception as err:  # safetensors raises its own SafetensorError, or OSError, on a damaged file
-        raise CheckpointError(f"{source} is not a readable safetensors file: {err}") from None
-    try:
-        meta = json.loads(header[METADATA_KEY])
-    except (KeyError, json.JSONDecodeError) as err:
-        raise CheckpointError(f"{source}: no valid {METADATA_KEY!r} metadata ({err!r})") from None
-    if not isinstance(meta, dict):
-        raise CheckpointError(f"{source}: its metadata is not a JSON object")
-    _check_critic_layout(tensors, meta, source)
+    tensors, meta = read_safetensors(path, "critic")
+    _check_critic_layout(tensors, meta, os.fspath(path))
     return tensors, meta
 
 

@@ -27,7 +27,10 @@ logit (``deterministic=True``, the default) or a draw from the masked softmax
 (``PPOAgent.probabilities``: the largest legal logit subtracted before ``exp``, illegal actions at
 probability zero, logits that overflowed to infinity or NaN handled in the limit).
 A file of another format, layout version or a damaged file raises ``CheckpointError``
-(``CheckpointVersionError`` for a version mismatch).
+(``CheckpointVersionError`` for a version mismatch). The file is checked from its header before a
+tensor is read (``uno_env.files.safetensors_header``: at most ``MAX_CHECKPOINT_BYTES``, offsets inside
+the file and tiling it), and hostile metadata (deep nesting, huge or non-finite numbers, a ``config``
+that is not a mapping) is a ``CheckpointError`` too.
 """
 
 from __future__ import annotations
@@ -40,13 +43,13 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from uno_env.files import atomic_path
+from uno_env.files import SafetensorsHeaderError, atomic_path, safetensors_header
 from uno_env.observation import COMPATIBLE_OBSERVATION_VERSIONS, NUM_ACTIONS, OBSERVATION_VERSION, observation_size
 
 from .base import Agent
 
 __all__ = ["ACTIVATIONS", "FORMAT", "FORMAT_VERSION", "CheckpointError", "CheckpointVersionError", "PPOAgent",
-           "read_checkpoint", "write_checkpoint"]
+           "read_checkpoint", "read_safetensors", "write_checkpoint"]
 
 FORMAT = "uno_env.ppo"
 FORMAT_VERSION = 1
@@ -57,6 +60,8 @@ SOURCE_ROOT = Path(__file__).resolve().parent.parent
 # The shipped checkpoints, package data of ``agents`` (installed with it): the one place that says where they
 # are (everything else reads SHIPPED_DIR).
 SHIPPED_DIR = Path(__file__).resolve().parent / "checkpoints"
+# The largest checkpoint file read (a shipped one is about 1.2 MB; a policy of four 2,048-wide layers about 60 MB).
+MAX_CHECKPOINT_BYTES = 256 << 20
 
 
 class CheckpointError(ValueError):
@@ -81,26 +86,49 @@ def write_checkpoint(path: str | os.PathLike[str], tensors: Mapping[str, np.ndar
 
 def read_checkpoint(path: str | os.PathLike[str]) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
     """Read and validate a checkpoint: ``(tensors, metadata)``; raises ``CheckpointError``."""
+    tensors, meta = read_safetensors(path, "checkpoint")
+    _check_layout(tensors, meta, source=os.fspath(path))
+    return tensors, meta
+
+
+def read_safetensors(path: str | os.PathLike[str], what: str) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+    """The tensors and the ``uno_env`` metadata object of a file in this package's safetensors formats (a
+    checkpoint, a critic), its header checked before a tensor is read; ``CheckpointError`` for anything
+    damaged or hostile, ``FileNotFoundError`` when there is no such file."""
     from safetensors import safe_open
 
+    source = os.fspath(path)
     try:
-        with safe_open(os.fspath(path), framework="numpy") as handle:
+        safetensors_header(path, MAX_CHECKPOINT_BYTES)  # before a tensor is read: sizes, offsets, dtypes
+    except SafetensorsHeaderError as err:
+        raise CheckpointError(f"{err}; not a readable {what}") from None
+    except NotADirectoryError:
+        raise FileNotFoundError(source) from None
+    except IsADirectoryError:
+        raise CheckpointError(f"{source} is a folder, not a {what} file") from None
+    try:
+        with safe_open(source, framework="numpy") as handle:
             header = handle.metadata() or {}
             tensors = {k: handle.get_tensor(k) for k in handle.keys()}  # noqa: SIM118 (not a dict)
     except FileNotFoundError:
         raise
     except Exception as err:  # safetensors raises its own SafetensorError, or OSError, on a damaged file
-        raise CheckpointError(f"{os.fspath(path)} is not a readable safetensors checkpoint: {err}") from None
+        raise CheckpointError(f"{source} is not a readable safetensors {what}: {err}") from None
     if METADATA_KEY not in header:
-        raise CheckpointError(f"{os.fspath(path)} has no {METADATA_KEY!r} metadata: not a uno_env PPO checkpoint")
+        raise CheckpointError(f"{source} has no {METADATA_KEY!r} metadata: not a uno_env {what}")
     try:
-        meta = json.loads(header[METADATA_KEY])
-    except json.JSONDecodeError as err:
-        raise CheckpointError(f"{os.fspath(path)}: its metadata is not valid JSON ({err})") from None
+        meta = json.loads(header[METADATA_KEY], parse_constant=_refuse_constant)
+    except (ValueError, RecursionError) as err:  # bad JSON, NaN/Infinity, an int past the digit limit, nesting
+        raise CheckpointError(f"{source}: its metadata is not valid JSON ({type(err).__name__})") from None
     if not isinstance(meta, dict):
-        raise CheckpointError(f"{os.fspath(path)}: its metadata is not a JSON object")
-    _check_layout(tensors, meta, source=os.fspath(path))
+        raise CheckpointError(f"{source}: its metadata is not a JSON object")
+    if not isinstance(meta.get("config", {}), dict):
+        raise CheckpointError(f"{source}: its metadata's config is not a mapping")
     return tensors, meta
+
+
+def _refuse_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
 
 
 def _check_layout(tensors: Mapping[str, np.ndarray], meta: Mapping[str, Any], source: str = "checkpoint") -> None:
@@ -116,11 +144,15 @@ def _check_layout(tensors: Mapping[str, np.ndarray], meta: Mapping[str, Any], so
                 "use the uno_env version it was trained with, or retrain"
             )
     try:
-        max_players = int(meta["max_players"])
-        hidden = [int(h) for h in meta["hidden"]]
+        max_players = meta["max_players"]
+        hidden = list(meta["hidden"])
         activation = meta["activation"]
     except (KeyError, TypeError, ValueError) as err:
         raise CheckpointError(f"{source}: metadata lacks or mangles {err}") from None
+    if type(max_players) is not int or not 2 <= max_players <= 10:
+        raise CheckpointError(f"{source}: max_players must be an int 2..10, got {str(max_players)[:40]}")
+    if not 1 <= len(hidden) <= 16 or not all(type(h) is int and 1 <= h <= 65536 for h in hidden):
+        raise CheckpointError(f"{source}: hidden must list 1 to 16 layer widths, ints 1..65536")
     if activation not in ACTIVATIONS:
         raise CheckpointError(f"{source}: activation {activation!r}, expected one of {ACTIVATIONS}")
     size = observation_size(max_players)

@@ -40,7 +40,8 @@ import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
-__all__ = ["NotARegularFileError", "atomic_path", "atomic_write", "read_at_most"]
+__all__ = ["MAX_HEADER_BYTES", "NotARegularFileError", "SafetensorsHeaderError", "atomic_path", "atomic_write", "read_at_most",
+           "safetensors_header"]
 
 
 class NotARegularFileError(OSError):
@@ -95,3 +96,87 @@ def read_at_most(path: str | os.PathLike[str], limit: int) -> bytes | None:
         os.set_blocking(handle.fileno(), True)
         raw = handle.read(limit + 1)
     return None if len(raw) > limit else raw
+
+
+class SafetensorsHeaderError(ValueError):
+    """A ``.safetensors`` file whose header is damaged, hostile or larger than allowed (nothing was read past it)."""
+
+
+# bytes per element of the dtypes safetensors writes (its header's names)
+_DTYPE_BYTES = {"BOOL": 1, "U8": 1, "I8": 1, "F8_E4M3": 1, "F8_E5M2": 1, "I16": 2, "U16": 2, "F16": 2, "BF16": 2,
+                "I32": 4, "U32": 4, "F32": 4, "I64": 8, "U64": 8, "F64": 8}
+MAX_HEADER_BYTES = 1 << 20  # the JSON header: tensor names, shapes, offsets and the metadata strings
+
+
+def safetensors_header(path: str | os.PathLike[str], max_bytes: int) -> dict[str, object]:
+    """The checked header of a ``.safetensors`` file, read before any tensor is: ``SafetensorsHeaderError``
+    unless the file is at most ``max_bytes``, its header at most ``MAX_HEADER_BYTES`` of JSON whose every
+    tensor has a known dtype, a shape of non-negative ints and data offsets that lie inside the file and
+    hold exactly that shape, the tensors tiling the data with no gap or overlap. A sparse file that
+    claims a gigabyte is refused by its size before a byte of it is mapped."""
+    import json
+
+    where = os.fspath(path)
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    with open(fd, "rb") as handle:
+        info = os.fstat(handle.fileno())
+        if not stat.S_ISREG(info.st_mode):
+            raise SafetensorsHeaderError(f"{where}: not a regular file")
+        if info.st_size > max_bytes:
+            raise SafetensorsHeaderError(f"{where}: {info.st_size} bytes, more than the {max_bytes} allowed")
+        prefix = handle.read(8)
+        if len(prefix) < 8:
+            raise SafetensorsHeaderError(f"{where}: shorter than a safetensors header")
+        length = int.from_bytes(prefix, "little")
+        if length > min(MAX_HEADER_BYTES, info.st_size - 8):
+            raise SafetensorsHeaderError(f"{where}: a header of {length} bytes, more than the file or "
+                                         f"the {MAX_HEADER_BYTES} allowed")
+        raw = handle.read(length)
+    try:
+        header = json.loads(raw.decode("utf-8"), parse_constant=_refuse_constant)
+    except (ValueError, RecursionError) as err:  # bad JSON, bad UTF-8, an int past Python's digit limit, nesting
+        raise SafetensorsHeaderError(f"{where}: its header is not valid JSON ({type(err).__name__})") from None
+    if not isinstance(header, dict):
+        raise SafetensorsHeaderError(f"{where}: its header is not a JSON object")
+    data_bytes = info.st_size - 8 - length
+    spans = []
+    for name, spec in header.items():
+        if name == "__metadata__":
+            if not isinstance(spec, dict) or not all(isinstance(v, str) for v in spec.values()):
+                raise SafetensorsHeaderError(f"{where}: __metadata__ must map names to strings")
+            continue
+        spans.append(_tensor_span(where, name, spec, data_bytes))
+    spans.sort()
+    end = 0
+    for begin, stop in spans:
+        if begin != end:
+            raise SafetensorsHeaderError(f"{where}: tensors overlap or leave a gap at byte {end}")
+        end = stop
+    if end != data_bytes:
+        raise SafetensorsHeaderError(f"{where}: the tensors hold {end} bytes, the file {data_bytes} after its header")
+    return header
+
+
+def _tensor_span(where: str, name: str, spec: object, data_bytes: int) -> tuple[int, int]:
+    if not isinstance(spec, dict) or set(spec) != {"dtype", "shape", "data_offsets"}:
+        raise SafetensorsHeaderError(f"{where}: tensor {name[:80]!r} needs exactly dtype, shape and data_offsets")
+    dtype, shape, offsets = spec["dtype"], spec["shape"], spec["data_offsets"]
+    if dtype not in _DTYPE_BYTES:
+        raise SafetensorsHeaderError(f"{where}: tensor {name[:80]!r} has dtype {str(dtype)[:20]!r}; "
+                                     f"known: {', '.join(_DTYPE_BYTES)}")
+    if not isinstance(shape, list) or len(shape) > 8 or not all(type(d) is int and 0 <= d <= data_bytes for d in shape):
+        raise SafetensorsHeaderError(f"{where}: tensor {name[:80]!r} has a shape that is not up to 8 sizes "
+                                     "within the file")
+    if not (isinstance(offsets, list) and len(offsets) == 2 and all(type(o) is int for o in offsets)
+            and 0 <= offsets[0] <= offsets[1] <= data_bytes):
+        raise SafetensorsHeaderError(f"{where}: tensor {name[:80]!r} has data offsets outside the file")
+    count = 1
+    for size in shape:
+        count *= size
+    if offsets[1] - offsets[0] != count * _DTYPE_BYTES[dtype]:
+        raise SafetensorsHeaderError(f"{where}: tensor {name[:80]!r}'s offsets do not hold its shape")
+    return offsets[0], offsets[1]
+
+
+def _refuse_constant(name: str) -> object:
+    raise ValueError(f"{name} is not JSON")

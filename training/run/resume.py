@@ -41,7 +41,14 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from training.run.state import JsonObject, RunState
-from uno_env.files import NotARegularFileError, atomic_path, atomic_write, read_at_most
+from uno_env.files import (
+    NotARegularFileError,
+    SafetensorsHeaderError,
+    atomic_path,
+    atomic_write,
+    read_at_most,
+    safetensors_header,
+)
 
 if TYPE_CHECKING:
     import torch
@@ -54,6 +61,9 @@ FORMAT_VERSION = 1
 MAX_STATE_BYTES = 10_000_000
 METADATA_KEY = "uno_env.resume"
 SNAPSHOT_NAME = re.compile(r"snap_[0-9]{1,19}")
+# The largest resume model read: the networks, Adam's two moments and the stand-ins (run G's, 256x256 at
+# 4 players with a privileged critic, is about 9 MB).
+MAX_MODEL_BYTES = 1 << 30
 MODEL_NAME = re.compile(r"model_[0-9]{1,19}\.safetensors")
 PICKLE_SUFFIXES = (".zip", ".pkl", ".pickle", ".pt", ".pth")  # SB3's model.zip and torch.save files
 
@@ -222,6 +232,12 @@ def read_resume(run_dir: Path) -> tuple[RunState, dict[str, torch.Tensor]] | Non
     _check_state(state, state_path, run_dir)
     _check_checkpoints(state, run_dir)
     model_path = resume / state["model"]
+    try:
+        safetensors_header(model_path, MAX_MODEL_BYTES)  # before a tensor is read: sizes, offsets, dtypes
+    except FileNotFoundError:
+        raise ResumeError(f"{state_path} names {state['model']}, which is missing") from None
+    except (SafetensorsHeaderError, OSError) as err:
+        raise ResumeError(f"{err}; --resume reads {allowed}") from None
     try:
         with safe_open(str(model_path), framework="pt") as handle:
             metadata = handle.metadata() or {}
