@@ -62,7 +62,7 @@ import math
 import random
 import time
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, ClassVar
 
 from uno_env.core import Game
 from uno_env.core import actions as A
@@ -174,10 +174,16 @@ class ISMCTSAgent(Agent):
     UCT constant; ``rollout``: ``heuristic`` or ``random``; ``epsilon``: the heuristic's chance
     of a random playable card; ``root``: ``paired`` or ``uct``; ``prior``: ``rule``,
     ``simple`` or None; ``confidence``: standard errors a searched action must win by to
-    replace the prior's choice.
+    replace the prior's choice; ``expand_after``: playouts through a node before it grows children.
+
+    A spec read from a file (a save's opponents, a training config, the web app) may set the work per
+    decision only within ``FILE_LIMITS``, so that no file can stall a game; the command line and
+    Python callers may go further.
     """
 
     name = "ismcts"
+    FILE_LIMITS: ClassVar[dict[str, tuple[float, float]]] = {
+        "iterations": (1, 20_000), "time_budget": (0.001, 5.0), "expand_after": (1, 10_000)}
 
     def __init__(self, iterations: int | None = None, time_budget: float | None = None, seed: int | None = None,
                  exploration: float = 0.7, rollout: str = "heuristic", epsilon: float = 0.1,
@@ -188,8 +194,16 @@ class ISMCTSAgent(Agent):
         if iterations is not None and (isinstance(iterations, bool) or not isinstance(iterations, int)
                                        or iterations < 1):
             raise ValueError(f"iterations must be a positive int, got {iterations!r}")
-        if time_budget is not None and not time_budget > 0:
+        if time_budget is not None and not (time_budget > 0 and math.isfinite(time_budget)):
             raise ValueError(f"time_budget must be a positive number of seconds, got {time_budget!r}")
+        if not (math.isfinite(exploration) and exploration >= 0):
+            raise ValueError(f"exploration must be a finite number >= 0, got {exploration!r}")
+        if not (math.isfinite(confidence) and confidence >= 0):
+            raise ValueError(f"confidence must be a finite number >= 0, got {confidence!r}")
+        if not 0 <= epsilon <= 1:
+            raise ValueError(f"epsilon must be a probability 0..1, got {epsilon!r}")
+        if isinstance(expand_after, bool) or not isinstance(expand_after, int) or expand_after < 1:
+            raise ValueError(f"expand_after must be an int >= 1, got {expand_after!r}")
         if root not in ROOTS:
             raise ValueError(f"root must be one of {', '.join(ROOTS)}, got {root!r}")
         if rollout not in ROLLOUTS:

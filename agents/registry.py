@@ -56,6 +56,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from uno_env.core.cards import short_repr
 from uno_env.core.errors import UnoError
 
 from .base import Agent
@@ -279,6 +280,17 @@ def _accepts(hint: Any, value: Any) -> bool:
     return True
 
 
+def _check_file_limits(factory: Callable[..., Any], options: Mapping[str, Any], spec: str) -> None:
+    """Refuse an option outside the factory's ``FILE_LIMITS`` (``ISMCTSAgent.FILE_LIMITS``), naming the range."""
+    limits: Mapping[str, tuple[float, float]] = getattr(factory, "FILE_LIMITS", {})
+    for key, (low, high) in limits.items():
+        value = options.get(key)
+        if isinstance(value, int | float) and not isinstance(value, bool) and not low <= value <= high:
+            raise AgentSpecError(f"{spec[:80]!r}: {key}={short_repr(value)} is outside {low:g}..{high:g}, the range a spec "
+                                 "read from a file (a save, a config, the web app) may ask for; the command line "
+                                 "may go further")
+
+
 def _check_options(factory: Callable[..., Any], options: Mapping[str, Any], spec: str,
                    hidden: frozenset[str] = frozenset()) -> None:
     """Refuse an option the factory does not take, or a value of the wrong type, naming what it takes."""
@@ -356,6 +368,8 @@ def make_agent(spec: str, *, allow_import: bool = False, edition: str | None = N
         raise AgentSpecError(f"cannot build agent {parsed.text!r}: {err}") from None
     if not isinstance(agent, Agent):
         raise AgentSpecError(f"{parsed.text!r} did not build an agents.Agent")
+    if not allow_import:  # a spec from a file: the work it sets per decision is bounded
+        _check_file_limits(factory, options, parsed.text)
     return agent
 
 

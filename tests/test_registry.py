@@ -16,6 +16,7 @@ import pytest
 
 import agents.registry as registry
 from agents import RandomAgent, RuleAgent
+from agents.ismcts import ISMCTSAgent
 from agents.ppo_agent import SHIPPED_DIR, PPOAgent
 from agents.registry import AgentSpecError, agent_label, make_agent, parse_spec, shipped_checkpoint
 from agents.tournament import evaluate
@@ -196,3 +197,37 @@ def test_evaluate_ppo_plays_the_same_checkpoint_as_play() -> None:
     assert result.labels[0] == f"ppo[{shipped_checkpoint('classic', 2).stem}]" == "ppo[classic_2p_points]"  # type: ignore[union-attr]
     result = evaluate(["ppo", "rule"], Rules(edition="monster_high", num_players=2), games=2, max_decisions=3000)
     assert result.labels[0] == "ppo[universal]"
+
+
+@pytest.mark.parametrize(("spec", "message"), [
+    ("ismcts:iterations=1000000000", r"iterations=1000000000 is outside 1\.\.20000"),
+    ("ismcts:time_budget=1e9", r"time_budget=1000000000\.0 is outside 0\.001\.\.5"),
+    ("ismcts:expand_after=0,exploration=-1e308", r"exploration must be a finite number >= 0"),
+    ("ismcts:expand_after=1000000", r"expand_after=1000000 is outside 1\.\.10000"),
+])
+def test_a_spec_from_a_file_may_set_the_work_per_decision_only_within_file_limits(spec: str, message: str) -> None:
+    with pytest.raises(AgentSpecError, match=message):
+        make_agent(spec)  # allow_import=False: a save, a config, the web app
+    agent = make_agent("ismcts:iterations=20000,time_budget=5")  # the limits themselves
+    assert isinstance(agent, ISMCTSAgent) and agent.iterations == 20000
+
+
+def test_the_command_line_may_ask_for_more_work_but_never_for_an_agent_that_cannot_play() -> None:
+    agent = make_agent("ismcts:iterations=1000000", allow_import=True)
+    assert isinstance(agent, ISMCTSAgent) and agent.iterations == 1_000_000
+    for spec, message in (("ismcts:exploration=-1e308", "exploration must be a finite number >= 0"),
+                          ("ismcts:expand_after=0", "expand_after must be an int >= 1"),
+                          ("ismcts:epsilon=2", "epsilon must be a probability"),
+                          ("ismcts:confidence=-1", "confidence must be a finite number >= 0")):
+        with pytest.raises(AgentSpecError, match=message):
+            make_agent(spec, allow_import=True)
+
+
+def test_a_saves_and_the_web_apps_opponents_are_held_to_the_file_limits() -> None:
+    from uno_app.terminal import make_opponent
+    from uno_app.web.seats import SpecError, build_seat
+
+    with pytest.raises(AgentSpecError, match="outside"):
+        make_opponent("ismcts:time_budget=1e9", None, [])  # a save's opponents (allow_import=False)
+    with pytest.raises(SpecError, match="unknown opponent"):  # the web app offers its own list, no options
+        build_seat("ismcts:iterations=1000000000", "classic", 4, seed=1)

@@ -293,3 +293,8 @@ def test_the_rllib_settings_refuse_an_alias_bomb_too(tmp_path: Path) -> None:
         load_settings(str(path))
     with pytest.raises(ConfigError, match="aliases"):
         load_settings(None, ["seed=[&a [1], *a]"])
+
+
+def test_a_configs_search_baseline_is_held_to_the_file_limits() -> None:
+    with pytest.raises(ConfigError, match=r"pool\.baselines: .*iterations=1000000000 is outside"):
+        config_from_dict({"pool": {"baselines": ["rule", "ismcts:iterations=1000000000"]}})
