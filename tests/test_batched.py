@@ -10,6 +10,7 @@ test instead lets the reference use its own generator and continues through ``to
 from __future__ import annotations
 
 import random
+import re
 from collections import Counter
 from typing import Any
 
@@ -425,6 +426,27 @@ def test_illegal_and_out_of_range_ids_name_the_table_and_its_legal_ids():
         assert f"table {table} " in text and f"legal ids: {legal}" in text and "no table was changed" in text
         assert_unchanged(env, before, state)
     env.step(actions)  # a legal batch still steps afterwards
+
+
+def test_writing_to_the_handed_out_mask_changes_nothing_the_engine_checks_its_own_copy():
+    from uno_env.core import IllegalActionError
+
+    env = small_env()
+    state = env.state
+    before = env.tables.clone()
+    legal_2 = state.action_mask[2].nonzero()[:, 0].tolist()
+    illegal = next(a for a in range(80) if a not in legal_2)
+    actions = state.action_mask.float().argmax(1)
+    state.action_mask[2, illegal] = True  # a caller's write to the tensor it was handed
+    state.action_mask[2, legal_2] = False
+    bad = actions.clone()
+    bad[2] = illegal
+    with pytest.raises(IllegalActionError, match=re.escape(f"legal ids: {legal_2}")):
+        env.step(bad)
+    assert_unchanged(env, before, state)
+    env.step(actions)  # the legal batch still steps, and every table holds its 108 cards
+    for table in range(env.num_tables):
+        env.to_game(table)
 
 
 def test_bad_decks_and_dealers_are_refused_naming_the_table():

@@ -39,7 +39,8 @@ class State:
     observation: torch.Tensor
     """(B, observation_size) float32: ``uno_env.observe(game, current_player, max_players)``."""
     action_mask: torch.Tensor
-    """(B, 80) bool: ``uno_env.action_mask(game, current_player)``, the legal action ids."""
+    """(B, 80) bool: ``uno_env.action_mask(game, current_player)``, the legal action ids (a copy: ``step`` checks
+    actions against the engine's own, so writing to this tensor changes nothing)."""
     rewards: torch.Tensor
     """(B, max_players) float32: this step's reward of every seat (``uno_env.uno_v0``'s rules); 0 past the table size."""
     terminated: torch.Tensor
@@ -127,6 +128,7 @@ class BatchedUno:
         self.seed = seed
         self.tables.rng_key = rng.table_keys(seed, num_tables, self.device)
         self._state: State | None = None
+        self._legal = torch.zeros(0, A.NUM_ACTIONS, dtype=torch.bool)  # the legal mask the engine checks against
 
     # ------------------------------------------------------------------ construction helpers
     def _load_rules(self, rules: list[Rules]) -> None:
@@ -345,7 +347,8 @@ class BatchedUno:
         rewards = torch.zeros(self.num_tables, self.max_players, dtype=torch.float32, device=self.device)
         none = torch.zeros(0, dtype=torch.int64, device=self.device)
         current = t.current.clone()
-        return State(current, obs, self._rules.action_mask(t), rewards, zeros, zeros.clone(), current, none,
+        self._legal = self._rules.action_mask(t)
+        return State(current, obs, self._legal.clone(), rewards, zeros, zeros.clone(), current, none,
                      obs[:0])
 
     @property
@@ -403,7 +406,8 @@ class BatchedUno:
         current = t.current.clone()
         if observer_all is None:
             observer_all = current
-        self._state = State(current, self._observe(t, current), self._rules.action_mask(t), rewards, terminated,
+        self._legal = self._rules.action_mask(t)  # the engine's own copy: a caller's writes to the state's change nothing
+        self._state = State(current, self._observe(t, current), self._legal.clone(), rewards, terminated,
                             truncated, observer_all, ended_tables, ended_observation)
         return self._state
 
@@ -486,7 +490,7 @@ class BatchedUno:
             raise IllegalActionError(f"actions must be on the engine's device {self.device}, got {actions.device}")
         action = actions.long()
         in_range = action.ge(0) & action.lt(A.NUM_ACTIONS)
-        legal = state.action_mask.gather(1, action.clamp(0, A.NUM_ACTIONS - 1)[:, None])[:, 0] & in_range
+        legal = self._legal.gather(1, action.clamp(0, A.NUM_ACTIONS - 1)[:, None])[:, 0] & in_range
         if bool(legal.all()):
             return action
         bad = (~legal).nonzero()[:, 0].tolist()
@@ -496,7 +500,7 @@ class BatchedUno:
                                  + "\n".join(lines))
 
     def _refusal(self, i: int, action: int) -> str:
-        mask = self.state.action_mask[i]
+        mask = self._legal[i]
         legal = mask.nonzero()[:, 0].tolist()
         texts = action_texts(EDITIONS[self.rules[i].edition])
         what = f"action {action} ({texts[action]})" if 0 <= action < A.NUM_ACTIONS else (
