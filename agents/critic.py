@@ -28,7 +28,14 @@ import numpy as np
 from uno_env.files import atomic_path
 from uno_env.observation import COMPATIBLE_OBSERVATION_VERSIONS, OBSERVATION_VERSION, observation_size
 
-from .ppo_agent import ACTIVATIONS, METADATA_KEY, CheckpointError, CheckpointVersionError, read_safetensors
+from .ppo_agent import (
+    ACTIVATIONS,
+    METADATA_KEY,
+    CheckpointError,
+    CheckpointVersionError,
+    check_tensors,
+    read_safetensors,
+)
 
 __all__ = ["CRITIC_FORMAT", "CRITIC_FORMAT_VERSION", "PrivilegedCritic", "read_critic", "write_critic"]
 
@@ -85,15 +92,7 @@ def _check_critic_layout(tensors: Mapping[str, np.ndarray], meta: Mapping[str, A
         width = h
     expected["value.weight"] = (1, width)
     expected["value.bias"] = (1,)
-    if set(tensors) != set(expected):
-        raise CheckpointError(f"{source}: tensors {sorted(tensors)}, expected {sorted(expected)}")
-    for name, shape in expected.items():
-        array = tensors[name]
-        if tuple(array.shape) != shape or array.dtype != np.float32:
-            raise CheckpointError(f"{source}: tensor {name} is {array.dtype}{tuple(array.shape)}, "
-                                  f"expected float32{shape}")
-        if not np.all(np.isfinite(array)):
-            raise CheckpointError(f"{source}: tensor {name} holds NaN or infinite values")
+    check_tensors(tensors, expected, source)
 
 
 class PrivilegedCritic:

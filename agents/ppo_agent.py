@@ -167,9 +167,14 @@ def _check_layout(tensors: Mapping[str, np.ndarray], meta: Mapping[str, Any], so
         width = h
     expected_shapes["action.weight"] = (NUM_ACTIONS, width)
     expected_shapes["action.bias"] = (NUM_ACTIONS,)
-    if set(tensors) != set(expected_shapes):
-        raise CheckpointError(f"{source}: tensors {sorted(tensors)}, expected {sorted(expected_shapes)}")
-    for name, shape in expected_shapes.items():
+    check_tensors(tensors, expected_shapes, source)
+
+
+def check_tensors(tensors: Mapping[str, np.ndarray], expected: Mapping[str, tuple[int, ...]], source: str) -> None:
+    """Raise CheckpointError unless ``tensors`` are exactly the ``expected`` names, float32 of those shapes, finite."""
+    if set(tensors) != set(expected):
+        raise CheckpointError(f"{source}: tensors {sorted(tensors)}, expected {sorted(expected)}")
+    for name, shape in expected.items():
         array = tensors[name]
         if tuple(array.shape) != shape or array.dtype != np.float32:
             raise CheckpointError(f"{source}: tensor {name} is {array.dtype}{tuple(array.shape)}, "
