@@ -49,7 +49,7 @@ from uno_env.observation import COMPATIBLE_OBSERVATION_VERSIONS, NUM_ACTIONS, OB
 from .base import Agent
 
 __all__ = ["ACTIVATIONS", "FORMAT", "FORMAT_VERSION", "CheckpointError", "CheckpointVersionError", "PPOAgent",
-           "read_checkpoint", "read_safetensors", "write_checkpoint"]
+           "check_tensors", "read_checkpoint", "read_safetensors", "write_checkpoint"]
 
 FORMAT = "uno_env.ppo"
 FORMAT_VERSION = 1
