@@ -534,3 +534,32 @@ def test_replay_frames_match_the_replayed_positions_in_any_order(client: TestCli
             before = len(replay.game_at(index - 1).log) if index else 0
             assert frame["hands"] == game.hands and frame["events"] == game.events()[before:]
             assert frame["view"] == game.view(game.current_player if game.current_player is not None else 0)
+
+
+def test_the_host_names_a_server_answers_follow_the_address_it_is_bound_to() -> None:
+    from uno_app.web.server import allowed_hosts
+
+    assert allowed_hosts("127.0.0.1") == ["127.0.0.1", "localhost", "[::1]"]
+    assert allowed_hosts("192.0.2.7") == ["192.0.2.7"]
+    assert allowed_hosts("192.0.2.7", ["UNO.example"]) == ["192.0.2.7", "uno.example"]
+    assert allowed_hosts("fe80::1") == ["[fe80::1]"]
+    every = allowed_hosts("0.0.0.0")
+    assert every[:3] == ["127.0.0.1", "localhost", "[::1]"] and "evil.example" not in every
+
+
+def test_a_dns_rebinding_request_is_refused_over_http_and_websocket() -> None:
+    from starlette.testclient import WebSocketDenialResponse
+
+    from uno_app.web.server import allowed_hosts, create_app
+
+    app = create_app(hosts=allowed_hosts("127.0.0.1"))
+    with TestClient(app, base_url="http://127.0.0.1:8000") as client:
+        assert client.get("/api/options").status_code == 200
+        assert client.get("/api/options", headers={"host": "evil.example"}).status_code == 400
+        assert client.get("/", headers={"host": "evil.example:8000"}).status_code == 400
+        evil = {"host": "evil.example:8000", "origin": "http://evil.example:8000"}  # both agree: rebinding's shape
+        with pytest.raises(WebSocketDenialResponse), client.websocket_connect("/ws", headers=evil):
+            pass
+        for host in ("127.0.0.1:8000", "localhost:8000", "[::1]:8000"):
+            with client.websocket_connect("/ws", headers={"host": host, "origin": f"http://{host}"}) as ws:
+                assert ws.receive_json()["type"] == "hello"

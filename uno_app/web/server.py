@@ -11,7 +11,10 @@ and rule options the page offers, ``/api/stats`` how many sessions are live, and
 game protocol (``uno_app.web.protocol``).
 
 A WebSocket whose ``Origin`` is another site's is refused (a page elsewhere cannot drive
-your games). Sessions survive a reload: the page keeps the session id and token and sends
+your games), and every request (HTTP and WebSocket) must name in its ``Host`` header an address
+the server is bound to (``allowed_hosts``: the loopback names when it listens on loopback, that
+address when it listens on one, this machine's name and addresses when on all of them, plus each
+``--allowed-host``), so that a DNS-rebinding page (``Host: evil.example``) is refused with 400. Sessions survive a reload: the page keeps the session id and token and sends
 ``resume``. Idle sessions expire after ``--idle-timeout`` seconds; at most
 ``--max-sessions`` are live.
 """
@@ -23,7 +26,7 @@ import asyncio
 import contextlib
 import logging
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -157,8 +160,33 @@ class Connection:
         await self.open(ReplaySession(replay, title))
 
 
-def create_app(*, max_sessions: int = 200, idle_timeout: float = 1800.0, sweep_every: float | None = None) -> FastAPI:
-    """The web app; ``app.state.registry`` holds its sessions."""
+LOOPBACK = ("127.0.0.1", "localhost", "::1")
+
+
+def allowed_hosts(bound: str, extra: Sequence[str] = ()) -> list[str]:
+    """The names a request's ``Host`` header may give for a server bound to ``bound`` (see the module docstring)."""
+    import socket
+
+    if bound in LOOPBACK:
+        names = list(LOOPBACK)
+    elif bound in ("0.0.0.0", "::", ""):  # every interface: this machine's name and addresses
+        name = socket.gethostname()
+        try:
+            addresses = socket.gethostbyname_ex(name)[2]
+        except OSError:
+            addresses = []
+        names = [*LOOPBACK, name.lower(), socket.getfqdn().lower(), *addresses]
+    else:
+        names = [bound.lower()]
+    names += [*(h.lower() for h in extra)]
+    # a Host header writes an IPv6 address in brackets, and Starlette compares it so
+    return list(dict.fromkeys(f"[{n}]" if ":" in n and not n.startswith("[") else n for n in names))
+
+
+def create_app(*, max_sessions: int = 200, idle_timeout: float = 1800.0, sweep_every: float | None = None,
+               hosts: Sequence[str] | None = None) -> FastAPI:
+    """The web app; ``app.state.registry`` holds its sessions. ``hosts``: the ``Host`` names it answers
+    (``allowed_hosts``); None answers any (an embedding that checks hosts itself, the in-process tests)."""
     registry = Registry(max_sessions=max_sessions, idle_timeout=idle_timeout)
     sweep = sweep_every if sweep_every is not None else max(1.0, min(60.0, idle_timeout / 4))
 
@@ -178,6 +206,10 @@ def create_app(*, max_sessions: int = 200, idle_timeout: float = 1800.0, sweep_e
                 registry.remove(session)
 
     app = FastAPI(title="uno_env", lifespan=lifespan, docs_url=None, redoc_url=None, openapi_url=None)
+    if hosts is not None:  # Starlette's own check, for HTTP and WebSocket requests alike
+        from starlette.middleware.trustedhost import TrustedHostMiddleware
+
+        app.add_middleware(TrustedHostMiddleware, allowed_hosts=list(hosts), www_redirect=False)
     app.state.registry = registry
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
 
@@ -245,6 +277,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--idle-timeout", type=float, default=1800.0, metavar="SECONDS",
                         help="drop a game nobody touched for this long (default 1800)")
     parser.add_argument("--max-sessions", type=int, default=200, help="games held at once (default 200)")
+    parser.add_argument("--allowed-host", action="append", default=[], metavar="NAME",
+                        help="a name the Host header may also give (repeatable), e.g. the name a proxy or a DNS "
+                             "record gives this machine; by default only the address it listens on")
     parser.add_argument("--log-level", default="warning", choices=["critical", "error", "warning", "info", "debug"])
     return parser
 
@@ -260,7 +295,8 @@ def main(argv: list[str] | None = None) -> None:
         raise SystemExit(2)
     import uvicorn
 
-    app = create_app(max_sessions=args.max_sessions, idle_timeout=args.idle_timeout)
+    app = create_app(max_sessions=args.max_sessions, idle_timeout=args.idle_timeout,
+                     hosts=allowed_hosts(args.host, args.allowed_host))
     config = uvicorn.Config(app, host=args.host, port=args.port, log_level=args.log_level,
                             ws_max_size=P.MAX_MESSAGE_BYTES + 1024)
     server = uvicorn.Server(config)
