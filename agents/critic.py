@@ -1,7 +1,7 @@
 """A privileged critic played from a checkpoint in numpy: the value of a position whose every hand is known.
 
 A run with ``ppo.privileged_critic: true`` trains a value network that reads the observer's public
-vector followed by the hidden cards (``training.run.critic.privileged_features``). A determinized position,
+vector followed by the hidden cards (``uno_env.privileged.privileged_features``). A determinized position,
 as a search agent builds, holds every hand, so this network values it. The file is one
 ``.safetensors`` (no pickle: loading it runs no code), in the conventions of ``agents.ppo_agent``:
 

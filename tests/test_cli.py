@@ -262,3 +262,26 @@ def test_a_human_seat_whose_input_ends_stops_the_game_with_a_message_not_a_trace
     assert code == 1
     assert "the input of the human at seat" in err and "ended (stdin closed)" in err
     assert "Traceback" not in err
+
+
+@pytest.mark.parametrize("entry", ["uno-env play", "uno_app.terminal.main"])
+def test_a_saves_human_opponent_whose_input_ends_stops_the_game_with_a_message(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], entry: str) -> None:
+    """Issue 27.4: ``"opponents": ["human"]`` in a save, stdin ending after the player's own move."""
+    import json
+
+    from helpers import position
+
+    game = position("classic", 3, hands={0: ["R5", "G1"]}, discard=["R7"])
+    path = tmp_path / "save.json"
+    path.write_text(json.dumps({"format": "uno_env.play", "version": 1, "human_seat": 0, "opponents": ["human"],
+                                "forgetful": 0.0, "seed": 1, "uno_prompt": False, "game": game.to_dict()}))
+    before = path.read_bytes()
+    monkeypatch.setattr("sys.stdin", io.StringIO("1\n"))  # play R5, then the input ends at seat 1's decision
+    argv = ["--no-color", "--delay", "0", "--load", str(path)]
+    code = cli.main(["play", *argv]) if entry == "uno-env play" else terminal.main(argv)
+    err = capsys.readouterr().err
+    assert code == 1
+    assert "the input of the human at seat 1 ended (stdin closed)" in err and "the game stops here" in err
+    assert "Traceback" not in err
+    assert path.read_bytes() == before

@@ -51,6 +51,7 @@ from rich.console import Console
 from rich.text import Text
 
 from agents import Agent, RuleAgent, choose_action
+from agents.human import InputEnded
 from agents.registry import AgentSpecError, agent_label, expand_repeats, make_agent
 from uno_env.core import EDITIONS, Game, Phase, Rules
 from uno_env.core import actions as A
@@ -770,7 +771,8 @@ def setup(args: argparse.Namespace, console: Console) -> PlaySession:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Entry point of ``uno-env play``; returns the exit status (2 for bad options or a bad save)."""
+    """Entry point of ``uno-env play``; returns the exit status (2 for bad options or a bad save, 1 when a
+    human opponent's input ends)."""
     args = build_parser().parse_args(argv)
     console = make_console(args.no_color)
     try:
@@ -780,6 +782,9 @@ def main(argv: list[str] | None = None) -> int:
             print(f"uno-env play: error: {err}", file=sys.stderr)
             return 2
         return session.run()
+    except InputEnded as ended:  # a human opponent (from a save or --opponents) whose input closed
+        print(f"uno-env play: {ended}; the game stops here (it was not saved)", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         print("\nInterrupted: goodbye (the game was not saved).", flush=True)
         return 130

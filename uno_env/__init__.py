@@ -10,6 +10,9 @@ The rules engine is ``uno_env.core`` (pure Python). The RL adapters load on firs
   registered as ``uno_env/UnoSingleAgent-v0`` for ``gymnasium.make``;
 * ``uno_env.rllib_observations(aec_env)``: the env's observations keyed for Ray RLlib's
   action-masking RLModule (``uno_env.rllib``; Ray is not imported);
+* ``uno_env.round_robin(aec_env)``: the seats act in a fixed cycle (a seat waits while another
+  decides), so a learner that stores one stream of the table's transitions (Tianshou) gives
+  every seat its own terminal reward (``uno_env.turns``);
 * ``uno_env.observe(game, seat, max_players=10)`` / ``uno_env.action_mask(game, seat)``: the
   observation encoder (``uno_env.observation``, numpy only).
 
@@ -48,10 +51,11 @@ _LAZY = {
     "OBSERVATION_VERSION": "uno_env.observation",
     "SingleAgentEnv": "uno_env.single_agent",
     "rllib_observations": "uno_env.rllib",
+    "round_robin": "uno_env.turns",
 }
 
 __all__ = ["ENV_ID", "GYM_ID", "SingleAgentEnv", "action_mask", "env", "observe", "raw_env", "register_envs",
-           "rllib_observations"]
+           "rllib_observations", "round_robin"]
 
 
 def __getattr__(name: str) -> Any:
