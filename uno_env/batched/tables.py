@@ -13,9 +13,9 @@ from typing import Any
 
 import torch
 
-from ..core.cards import NUM_KINDS
+from ..core.cards import MAX_DECK_SIZE, NUM_KINDS
 
-MAX_DECK = 112  # the largest deck (every edition with a special wild)
+MAX_DECK = MAX_DECK_SIZE  # the largest deck (every edition with a special wild: 112), from the core
 # Fields fixed when the batch is built (reset(seed=...) alone sets rng_key again, on every row).
 RULE_FIELDS = frozenset({"edition", "num_players", "target_score", "uno_auto", "allow_bluff", "lowest", "first_dealer",
                          "teams", "stacking", "seven_zero", "until_playable", "elimination", "rng_key"})
