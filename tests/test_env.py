@@ -686,3 +686,12 @@ def test_unknown_keyword_is_a_type_error_and_a_rules_error_wherever_the_env_take
         assert isinstance(caught.value, RulesError) and isinstance(caught.value, UnknownOptionError)
     with pytest.raises(TypeError, match="frameskip"):
         gymnasium.make(uno_env.GYM_ID, frameskip=4)
+
+
+def test_unknown_keyword_message_has_pythons_wording_that_torchrl_matches() -> None:
+    # TorchRL's GymEnv drops frameskip only when the TypeError says "unexpected keyword argument 'frameskip'".
+    for make in (uno_env.env, uno_env.SingleAgentEnv):
+        with pytest.raises(TypeError, match="unexpected keyword argument 'frameskip'"):
+            make(frameskip=1)
+    with pytest.raises(TypeError, match="unexpected keyword argument 'a_bogus'"):
+        uno_env.env(a_bogus=1, frameskip=1)  # Python's wording names the first, like Python does

@@ -157,7 +157,7 @@ class Connection:
             if message.data is None:
                 raise ClientError("replay_open with source 'data' needs data (a replay file or a saved game)")
             replay, title = await asyncio.to_thread(replay_from_data, message.data)
-        await self.open(ReplaySession(replay, title))
+        await self.open(await asyncio.to_thread(ReplaySession, replay, title))
 
 
 LOOPBACK = ("127.0.0.1", "localhost", "::1")

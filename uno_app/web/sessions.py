@@ -18,6 +18,18 @@ replay is offered only once the game is over.
 A ``Registry`` holds the sessions; a session idle for ``idle_timeout`` seconds is closed
 and dropped (``Registry.expire``, run periodically by the server), and at most
 ``max_sessions`` live at once, so memory stays bounded.
+
+Each session is bounded whatever it is sent, and no long work runs on the event loop:
+
+* ``SESSION_LOG_LIMIT``: a session's game keeps its last this many events (``Game``'s
+  ``log_limit``). A ``load`` or ``replay_open`` cuts a save's ``game.log`` and a replay's
+  ``start.log`` to their last this many entries *before* they are parsed and checked, so the
+  first table message and the session's memory stay small however long the file's log is.
+* ``MAX_REPLAY_ACTIONS``: a replay (a replay file, a save's replay) of more actions is refused
+  (``LimitError``) before its actions are read.
+* ``FRAME_TIMEOUT``: a replay frame is built in a worker thread; one that takes longer is
+  answered with an error (the build finishes in the background, and the session takes its next
+  seek once it has).
 """
 
 from __future__ import annotations
@@ -36,7 +48,7 @@ from pydantic import BaseModel
 from uno_env.core import Game, Rules
 from uno_env.core import actions as A
 from uno_env.core.errors import StateError, UnoError
-from uno_env.replay import Recorder, Replay, ReplayError
+from uno_env.replay import REPLAY_FORMAT, Recorder, Replay, ReplayError
 
 from ..terminal import SAVE_FORMAT, SAVE_VERSION, saved_game
 from . import protocol as P
@@ -47,11 +59,67 @@ log = logging.getLogger("uno_app.web")
 HUMAN_LABEL = "you"
 CHECKPOINT_EVERY = 32  # a replay keeps a position every this many actions for seeking...
 MAX_KEPT = 500  # ...and at most this many
+SESSION_LOG_LIMIT = 5_000  # events a session's game keeps; a loaded log is cut to its last this many first
+MAX_REPLAY_ACTIONS = 100_000  # actions of a replay the app opens (a whole game stays far below)
+FRAME_TIMEOUT = 20.0  # seconds a replay frame may take (in a worker thread) before the visitor is told
 Send = Callable[[dict[str, Any]], Awaitable[None]]
 
 
 class ClientError(ValueError):
     """A valid message that the session cannot act on now (not your turn, no game, ...)."""
+
+
+class LimitError(ClientError):
+    """A valid message whose data is larger than the app takes (``MAX_REPLAY_ACTIONS``)."""
+
+
+def _cut_log(game_data: Any) -> Any:
+    """A ``Game.to_dict`` with its log cut to the last ``SESSION_LOG_LIMIT`` entries (a shallow copy);
+    anything else as it is (the parser then says what is wrong)."""
+    if not isinstance(game_data, dict):
+        return game_data
+    log = game_data.get("log")
+    if not isinstance(log, list) or len(log) <= SESSION_LOG_LIMIT:
+        return game_data
+    return {**game_data, "log": log[len(log) - SESSION_LOG_LIMIT:]}
+
+
+def _cut_replay(replay_data: Any) -> Any:
+    """Replay data with its start's log cut; raises ``LimitError`` past ``MAX_REPLAY_ACTIONS`` (counted,
+    not read)."""
+    if not isinstance(replay_data, dict):
+        return replay_data
+    actions = replay_data.get("actions")
+    if isinstance(actions, list) and len(actions) > MAX_REPLAY_ACTIONS:
+        raise LimitError(f"this replay holds {len(actions)} actions; the web app opens replays of at most "
+                         f"{MAX_REPLAY_ACTIONS} (MAX_REPLAY_ACTIONS)")
+    if "start" not in replay_data:
+        return replay_data
+    return {**replay_data, "start": _cut_log(replay_data["start"])}
+
+
+def bounded(data: dict[str, Any]) -> dict[str, Any]:
+    """A save, a bare ``Game.to_dict`` or a replay file with every game log cut to its last
+    ``SESSION_LOG_LIMIT`` entries, before anything is parsed; raises ``LimitError`` for a replay of
+    more than ``MAX_REPLAY_ACTIONS`` actions. The data given is not changed."""
+    kind = data.get("format")
+    if kind == REPLAY_FORMAT:
+        cut: dict[str, Any] = _cut_replay(data)
+        return cut
+    if kind != SAVE_FORMAT:
+        bare: dict[str, Any] = _cut_log(data)
+        return bare
+    data = dict(data)
+    if "game" in data:
+        data["game"] = _cut_log(data["game"])
+    if "replay" in data:
+        data["replay"] = _cut_replay(data["replay"])
+    return data
+
+
+def _session_game(game: Game) -> Game:
+    """``game`` (just parsed, not shared) keeping at most ``SESSION_LOG_LIMIT`` events from now on."""
+    return Game.from_state(game.state, check=False, log_limit=SESSION_LOG_LIMIT)
 
 
 def seat_payload(game: Game, seat: int, cursor: int) -> tuple[dict[str, Any], int]:
@@ -182,7 +250,7 @@ class PlaySession(Session):
         if settings.seat >= rules.num_players:
             raise ClientError(f"seat must be 0..{rules.num_players - 1} for {rules.num_players} players")
         seed = _seed(settings.seed)
-        game = Game(rules, seed=seed)
+        game = Game(rules, seed=seed, log_limit=SESSION_LOG_LIMIT)
         specs = _expand(list(settings.opponents), rules.num_players - 1, "opponents")
         return cls.seated(Recorder(game, ["?"] * rules.num_players, meta={"seed": seed}), settings.seat,
                           specs, uno_time=settings.uno_time, forgetful=settings.forgetful, seed=seed)
@@ -212,10 +280,10 @@ class PlaySession(Session):
         """A game from a save (``uno-env play``'s format, which this app also writes, or a bare
         ``Game.to_dict``), checked by the terminal game's ``saved_game``; raises ``ClientError``."""
         try:
-            saved = saved_game(message.data, "this file")
+            saved = saved_game(bounded(message.data), "this file")
         except StateError as err:
             raise ClientError(str(err)) from None
-        game = saved.game
+        game = _session_game(saved.game)
         n = game.num_players
         human = message.seat if message.seat is not None else saved.human_seat or 0
         if human >= n:
@@ -392,7 +460,7 @@ class WatchSession(Session):
                      for s, spec in enumerate(specs)}
         except SpecError as err:
             raise ClientError(str(err)) from None
-        recorder = Recorder(Game(rules, seed=seed), [s.label for s in seats.values()], meta={"seed": seed})
+        recorder = Recorder(Game(rules, seed=seed, log_limit=SESSION_LOG_LIMIT), [s.label for s in seats.values()], meta={"seed": seed})
         return cls(recorder, seats, settings.delay)
 
     def frame(self, actor: int | None = None, action: str | None = None, note: dict[str, Any] | None = None
@@ -475,7 +543,8 @@ class ReplaySession(Session):
         # Positions kept for seeking: at most MAX_KEPT, without their event logs (a frame needs only the
         # events one action adds), so a long replay costs little memory.
         self.every = max(CHECKPOINT_EVERY, -(-len(replay.actions) // MAX_KEPT))
-        self.kept: dict[int, Game] = {0: replay.start_game()}
+        self.kept: dict[int, Game] = {0: Game.from_dict(replay.start, log_limit=SESSION_LOG_LIMIT)}
+        self.building: asyncio.Future[dict[str, Any]] | None = None  # the last frame built in a worker thread
 
     def _game_at(self, index: int) -> Game:
         """A fresh game at position ``index`` (before any ``finish``), from the nearest kept position."""
@@ -484,7 +553,7 @@ class ReplaySession(Session):
         for i in range(base, index):
             self.replay_data.apply(game, i)
             if (i + 1) % self.every == 0 and i + 1 not in self.kept:
-                self.kept[i + 1] = Game.from_dict(game.to_dict(include_log=False))
+                self.kept[i + 1] = Game.from_dict(game.to_dict(include_log=False), log_limit=SESSION_LOG_LIMIT)
         return game
 
     def frame(self, index: int) -> dict[str, Any]:
@@ -509,8 +578,29 @@ class ReplaySession(Session):
         return {"type": "frame", "mode": "replay", "labels": replay.agents, **payload, "move": move,
                 "index": index, "length": last, "title": self.title, "over": game.is_game_over}
 
+    async def build(self, index: int) -> dict[str, Any]:
+        """``frame(index)``, built in a worker thread so the event loop (every other connection) goes on;
+        raises ``ClientError`` when it takes more than ``FRAME_TIMEOUT`` seconds, or while such a build
+        still runs (one build at a time: ``frame`` changes the kept positions)."""
+        if self.building is not None and not self.building.done():
+            raise ClientError("this replay is still building a position asked for earlier; try again in a moment")
+        task = asyncio.ensure_future(asyncio.to_thread(self.frame, index))
+        task.add_done_callback(lambda t: t.cancelled() or t.exception())  # a late error is not logged as lost
+        self.building = task
+        done, _ = await asyncio.wait({task}, timeout=FRAME_TIMEOUT)
+        if not done:
+            raise ClientError(f"position {index} of this replay took more than {FRAME_TIMEOUT:g} s to build; "
+                              "try again in a moment, or a nearer position")
+        return task.result()
+
     def snapshot(self) -> dict[str, Any]:
         return self.frame(self.index)
+
+    async def attach(self, sender: Send) -> None:
+        self.sender = sender
+        self.touch()
+        async with self.lock:
+            await self.send(await self.build(self.index))
 
     def replay(self) -> Replay | None:
         return self.replay_data
@@ -520,7 +610,7 @@ class ReplaySession(Session):
             await super().handle(message)
             return
         async with self.lock:
-            await self.send(self.frame(message.index))
+            await self.send(await self.build(message.index))
 
 
 def replay_from_data(data: dict[str, Any]) -> tuple[Replay, str]:
@@ -528,8 +618,9 @@ def replay_from_data(data: dict[str, Any]) -> tuple[Replay, str]:
 
     A save that holds its replay (this app's) replays from the start; another save (``uno-env
     play``'s, a bare ``Game.to_dict``) opens as its one saved position, every hand shown."""
+    data = bounded(data)
     try:
-        if data.get("format") == "uno_env.replay":
+        if data.get("format") == REPLAY_FORMAT:
             return Replay.from_dict(data), "replay file"
         saved = saved_game(data, "this file")
     except StateError as err:

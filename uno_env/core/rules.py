@@ -92,9 +92,12 @@ class Rules:
         **unknown: Any,
     ) -> None:
         if unknown:
+            names = sorted(name[:40] for name in unknown)
+            # Python's own wording for the first name: libraries that probe optional keywords match it
+            # (TorchRL's GymEnv drops ``frameskip`` on "unexpected keyword argument 'frameskip'").
             raise UnknownOptionError(
-                f"unknown rule option(s) {', '.join(sorted(name[:40] for name in unknown))}; options are "
-                + ", ".join(option_names())
+                f"unknown rule option(s) {', '.join(names)}; options are {', '.join(option_names())} "
+                f"(Rules() got an unexpected keyword argument {names[0]!r})"
             )
         edition = edition_name(edition)
         if not is_table_size(num_players):

@@ -1,0 +1,51 @@
+"""TorchRL on the env as its documentation shows: ``GymEnv`` by registry id and ``PettingZooWrapper``.
+
+``GymEnv("uno_env/UnoSingleAgent-v0")`` passes TorchRL's ``check_env_specs`` and rolls out;
+``PettingZooWrapper(uno_env.env(...), use_mask=True)`` rolls out with TorchRL's random policy,
+which samples from the action spec that the wrapper masks with the env's ``action_mask``: every
+action an acting agent takes is legal. Needs the ``eco`` extra; skipped, with the reason, where
+TorchRL is not installed.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+pytest.importorskip("torchrl", reason="TorchRL is not installed (pip install -e '.[eco]')")
+torch = pytest.importorskip("torch", reason="torch is not installed")
+
+from torchrl.envs import GymEnv, PettingZooWrapper  # noqa: E402
+from torchrl.envs.utils import check_env_specs  # noqa: E402
+
+import uno_env  # noqa: E402
+
+pytestmark = pytest.mark.slow
+
+
+def test_gym_env_by_registry_id_passes_check_env_specs_and_rolls_out() -> None:
+    torch.manual_seed(0)
+    uno_env.register_envs()  # uno_env is imported before gymnasium here (TorchRL imports it lazily)
+    env = GymEnv("uno_env/UnoSingleAgent-v0")  # TorchRL passes frameskip=1 and drops it on the TypeError
+    env.set_seed(0)
+    check_env_specs(env)
+    rollout = env.rollout(50)
+    assert rollout.batch_size[0] >= 1
+    assert rollout["observation"].shape[-1] == env.observation_spec["observation"].shape[-1]
+    GymEnv("uno_env/UnoSingleAgent-v0", num_players=3).rollout(5)  # the env's own keywords pass through
+
+
+def test_pettingzoo_wrapper_with_mask_takes_only_legal_actions() -> None:
+    torch.manual_seed(0)
+    env = PettingZooWrapper(uno_env.env(num_players=3, episode="round", max_turns=100), use_mask=True, seed=0)
+    rollout = env.rollout(400, break_when_any_done=False)  # resets after each finished game
+    acted = 0
+    for agent in ("player_0", "player_1", "player_2"):
+        group = rollout[agent]
+        acting = group["mask"].squeeze(-1)  # the agent whose turn it was at that step
+        legal = group["action_mask"].squeeze(-2)
+        action = group["action"].squeeze(-1)
+        chosen_is_legal = legal.gather(-1, action.unsqueeze(-1)).squeeze(-1)
+        assert bool(chosen_is_legal[acting].all()), f"{agent} took an action its mask forbade"
+        acted += int(acting.sum())
+    assert acted == 400  # exactly one agent decides per step
+    assert bool(rollout[("next", "done")].any())  # episodes ended (cut at 100 turns) and were reset
