@@ -128,3 +128,33 @@ def test_a_configs_search_baseline_with_a_huge_time_budget_is_refused() -> None:
     with pytest.raises(ConfigError, match=r"pool\.baselines: .*time_budget=1000000000\.0 is outside 0\.001\.\.5") as refused:
         config_from_dict({"pool": {"baselines": ["rule", "ismcts:time_budget=1e9"]}})
     assert len(str(refused.value)) < 1000
+
+
+# ---------------------------------------------------------------------- issue 27.6 and 27.7
+def test_a_full_disk_raised_by_safetensors_is_a_run_write_error(tmp_path: Path) -> None:
+    from types import SimpleNamespace
+
+    from safetensors import SafetensorError
+
+    from training.run.rundir import RunWriteError
+    from training.run.schedule import Schedule
+
+    def full_disk() -> None:
+        raise SafetensorError("Error while serializing: IoError(No space left on device)")
+
+    schedule = SimpleNamespace(run_dir=tmp_path, trainer=SimpleNamespace(steps=256))
+    with pytest.raises(RunWriteError, match="No space left on device.*the last checkpoint is intact"):
+        Schedule._write(schedule, full_disk)  # type: ignore[arg-type]
+
+
+def test_a_batched_resume_without_state_json_is_refused_and_deletes_nothing(tmp_path: Path) -> None:
+    pytest.importorskip("torch")
+    from training.run.resume import ResumeError, read_resume
+
+    run = tmp_path / "batched"
+    shutil.copytree(RUNS / "batched", run)
+    (run / "resume" / "state.json").unlink()
+    before = _files(run)
+    with pytest.raises(ResumeError, match="state.json is missing.*--resume would restart it from step 0"):
+        read_resume(run)
+    assert _files(run) == before
