@@ -22,7 +22,7 @@ from uno_app.terminal import SAVE_FORMAT, SAVE_VERSION  # noqa: E402
 from uno_app.web import server, sessions  # noqa: E402
 from uno_app.web.sessions import MAX_REPLAY_ACTIONS, SESSION_LOG_LIMIT, LimitError, bounded  # noqa: E402
 from uno_env.core import Game, Rules  # noqa: E402
-from uno_env.replay import Recorder, Replay  # noqa: E402
+from uno_env.replay import Recorder  # noqa: E402
 
 HUGE = 60_000  # log entries: more than SESSION_LOG_LIMIT and more than Game's default log_limit
 EVENT_BYTES = 200  # a generous bound on one event in a table message (about 85 bytes measured)
