@@ -22,7 +22,7 @@ from uno_app.terminal import SAVE_FORMAT, SAVE_VERSION  # noqa: E402
 from uno_app.web import server, sessions  # noqa: E402
 from uno_app.web.sessions import MAX_REPLAY_ACTIONS, SESSION_LOG_LIMIT, LimitError, bounded  # noqa: E402
 from uno_env.core import Game, Rules  # noqa: E402
-from uno_env.replay import Recorder  # noqa: E402
+from uno_env.replay import Recorder, Replay  # noqa: E402
 
 HUGE = 60_000  # log entries: more than SESSION_LOG_LIMIT and more than Game's default log_limit
 EVENT_BYTES = 200  # a generous bound on one event in a table message (about 85 bytes measured)
@@ -130,7 +130,7 @@ def test_a_replay_longer_than_the_limit_is_refused_before_its_actions_are_read(
     def never(*args: Any, **kwargs: Any) -> Any:
         raise AssertionError("the replay was parsed")
 
-    monkeypatch.setattr(sessions.Replay, "from_dict", never)
+    monkeypatch.setattr(Replay, "from_dict", never)
     too_long = {"format": "uno_env.replay", "version": 1, "start": {}, "agents": [],
                 "actions": [0] * (MAX_REPLAY_ACTIONS + 1)}
     with pytest.raises(LimitError, match=f"at most {MAX_REPLAY_ACTIONS} \\(MAX_REPLAY_ACTIONS\\)"):
