@@ -580,6 +580,14 @@ def test_serve_refuses_bad_arguments(capsys: pytest.CaptureFixture[str]) -> None
     with pytest.raises(SystemExit) as info:
         server.main(["--port", "70000"])
     assert info.value.code == 2 and "--port must be 0..65535" in capsys.readouterr().err
+    for bad in (["--resume-timeout", "3601"], ["--resume-timeout", "-1"], ["--resume-timeout", "nan"]):
+        with pytest.raises(SystemExit) as info:
+            server.main(bad)
+        assert info.value.code == 2 and "--resume-timeout must be 0..3600" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as info:
+        server.main(["--max-per-client", "0"])
+    assert info.value.code == 2 and "--max-per-client must be positive" in capsys.readouterr().err.replace(
+        "--idle-timeout, --max-sessions and ", "")
     with pytest.raises(SystemExit):
         server.main(["--help"])
     assert "--host" in capsys.readouterr().out
