@@ -455,15 +455,101 @@ def test_a_reloaded_page_resumes_its_game(client: TestClient) -> None:
         assert again["view"] == table["view"] and again["events"][0]["type"] == "dealer_draw"  # the whole log again
 
 
-def test_the_server_holds_at_most_max_sessions() -> None:
+def test_the_server_holds_at_most_max_sessions_live() -> None:
+    """Only live games count: with both held games' tabs open a third is refused; once one tab closes, a new
+    visitor evicts that disconnected game instead."""
     with TestClient(server.create_app(max_sessions=2)) as client:
-        for _ in range(2):
+        with client.websocket_connect("/ws") as first, client.websocket_connect("/ws") as second:
+            kept = new_game(Socket(first), players=2, opponents=["random"])
+            new_game(Socket(second), players=2, opponents=["random"])
+            with client.websocket_connect("/ws") as ws:
+                sock = Socket(ws)
+                assert "maximum of 2 live games" in sock.error({"type": "new_game", "settings": {"opponents": ["random"]}})
+            assert client.get("/api/stats").json()["sessions"] == 2
+            second.close()
             with client.websocket_connect("/ws") as ws:
                 new_game(Socket(ws), players=2, opponents=["random"])
+            stats = client.get("/api/stats").json()
+            assert (stats["sessions"], stats["evicted"]) == (2, 1)
+            assert kept["session"] in client.app.state.registry.sessions  # type: ignore[attr-defined]
+
+
+def test_churn_of_closed_connections_never_locks_out_a_new_visitor() -> None:
+    """2x the cap of connect / new_game / close cycles, one tab kept open throughout: a fresh visitor still
+    gets a game, at most max_sessions are held, and the open tab's game is never evicted."""
+    cap = 3
+    with TestClient(server.create_app(max_sessions=cap)) as client:
+        with client.websocket_connect("/ws") as kept_ws:
+            kept = Socket(kept_ws)
+            new_game(kept, players=2, opponents=["rule"], seed=5)
+            kept.decision()
+            closed = []
+            for _ in range(2 * cap):
+                with client.websocket_connect("/ws") as ws:
+                    closed.append(new_game(Socket(ws), players=2, opponents=["random"]))
+                assert client.get("/api/stats").json()["sessions"] <= cap
+            with client.websocket_connect("/ws") as ws:
+                sock = Socket(ws)
+                new_game(sock, players=2, opponents=["random"], seed=1)
+                sock.decision()
+                assert "no such session" in sock.error({"type": "resume", "session": closed[0]["session"],
+                                                        "token": closed[0]["token"]})  # the oldest went first
+            stats = client.get("/api/stats").json()
+            assert stats["sessions"] <= cap and stats["evicted"] == 2 * cap + 1 - (cap - 1)
+            kept.send({"type": "ping"})
+            kept.until(lambda m: m["type"] == "pong")
+            assert "session" not in kept.seen[-1]  # still its own game: nothing asked it to leave
+            assert kept.seen[1]["session"] in client.app.state.registry.sessions  # type: ignore[attr-defined]
+
+
+class FakeClock:
+    """A clock the test moves by hand (no sleeps)."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_a_closed_tabs_game_is_held_for_resume_timeout_seconds_only() -> None:
+    clock = FakeClock()
+    with TestClient(server.create_app(resume_timeout=300, clock=clock, sweep_every=3600)) as client:
+        registry = client.app.state.registry  # type: ignore[attr-defined]
+        with client.websocket_connect("/ws") as ws:
+            early = new_game(Socket(ws), players=2, opponents=["random"], seed=2)
+        with client.websocket_connect("/ws") as ws:
+            late = new_game(Socket(ws), players=2, opponents=["random"], seed=3)
+            clock.now += 299
+        assert registry.expire() == [] and len(registry.sessions) == 2  # both still held for a resume
+        clock.now += 1
+        assert registry.expire() == [early["session"]]  # 300 s after its tab closed
         with client.websocket_connect("/ws") as ws:
             sock = Socket(ws)
-            assert "maximum of 2 games" in sock.error({"type": "new_game", "settings": {"opponents": ["random"]}})
-        assert client.get("/api/stats").json()["sessions"] == 2
+            assert "no such session" in sock.error({"type": "resume", "session": early["session"],
+                                                    "token": early["token"]})
+            sock.send({"type": "resume", "session": late["session"], "token": late["token"]})
+            sock.until(lambda m: m["type"] == "session")
+            clock.now += 1000  # past the resume timeout, within the idle one: live again, so it stays
+            assert registry.expire() == [] and registry.stats()["live"] == 1
+
+
+def test_one_client_address_has_at_most_max_per_client_live_games() -> None:
+    with TestClient(server.create_app(max_per_client=2)) as client:
+        registry = client.app.state.registry  # type: ignore[attr-defined]
+        with client.websocket_connect("/ws") as a, client.websocket_connect("/ws") as b:
+            sock_a = Socket(a)
+            first = new_game(sock_a, players=2, opponents=["random"])
+            new_game(Socket(b), players=2, opponents=["random"])
+            with client.websocket_connect("/ws") as ws:
+                message = Socket(ws).error({"type": "new_game", "settings": {"opponents": ["random"]}})
+                assert "this address already has 2 games open" in message and "leave one" in message
+            assert len(registry.sessions) == 2
+            second = new_game(sock_a, players=2, opponents=["random"])  # a tab replacing its own game may
+            assert first["session"] not in registry.sessions and second["session"] in registry.sessions
+        with client.websocket_connect("/ws") as ws:  # both tabs closed: the oldest held makes way
+            new_game(Socket(ws), players=2, opponents=["random"])
+        assert len(registry.sessions) == 2 and registry.stats()["evicted"] == 1
 
 
 def test_idle_sessions_expire() -> None:
@@ -494,6 +580,14 @@ def test_serve_refuses_bad_arguments(capsys: pytest.CaptureFixture[str]) -> None
     with pytest.raises(SystemExit) as info:
         server.main(["--port", "70000"])
     assert info.value.code == 2 and "--port must be 0..65535" in capsys.readouterr().err
+    for bad in (["--resume-timeout", "3601"], ["--resume-timeout", "-1"], ["--resume-timeout", "nan"]):
+        with pytest.raises(SystemExit) as info:
+            server.main(bad)
+        assert info.value.code == 2 and "--resume-timeout must be 0..3600" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as info:
+        server.main(["--max-per-client", "0"])
+    assert info.value.code == 2 and "--max-per-client must be positive" in capsys.readouterr().err.replace(
+        "--idle-timeout, --max-sessions and ", "")
     with pytest.raises(SystemExit):
         server.main(["--help"])
     assert "--host" in capsys.readouterr().out

@@ -104,7 +104,7 @@ async def leave_all(address: str, results: list[dict[str, Any]]) -> None:
 
 def test_fifty_concurrent_games_none_lost_or_mixed_up() -> None:
     pytest.importorskip("websockets")
-    with served() as (address, _):
+    with served("--max-per-client", str(GAMES)) as (address, _):  # every client here is 127.0.0.1
         idle = stats(address)
         started = time.perf_counter()
         results = asyncio.run(play_all(address))

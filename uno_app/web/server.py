@@ -15,8 +15,12 @@ your games), and every request (HTTP and WebSocket) must name in its ``Host`` he
 the server is bound to (``allowed_hosts``: the loopback names when it listens on loopback, that
 address when it listens on one, this machine's name and addresses when on all of them, plus each
 ``--allowed-host``), so that a DNS-rebinding page (``Host: evil.example``) is refused with 400. Sessions survive a reload: the page keeps the session id and token and sends
-``resume``. Idle sessions expire after ``--idle-timeout`` seconds; at most
-``--max-sessions`` are live.
+``resume``, within ``--resume-timeout`` seconds of the connection closing (``RESUME_TIMEOUT``,
+300). Idle sessions expire after ``--idle-timeout`` seconds. At most ``--max-sessions`` are live
+(connected): a new game when that many are held evicts the oldest disconnected one, and is
+refused only when all are live. One client address has at most ``--max-per-client`` live games
+(``MAX_SESSIONS_PER_CLIENT``, 8); a ninth is refused with a message, and its oldest
+disconnected one makes way for a new one.
 """
 
 from __future__ import annotations
@@ -26,7 +30,8 @@ import asyncio
 import contextlib
 import logging
 import sys
-from collections.abc import AsyncIterator, Sequence
+import time
+from collections.abc import AsyncIterator, Callable, Sequence
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -42,6 +47,8 @@ from uno_env.core.errors import UnoError
 from . import protocol as P
 from .seats import offered
 from .sessions import (
+    MAX_SESSIONS_PER_CLIENT,
+    RESUME_TIMEOUT,
     ClientError,
     PlaySession,
     Registry,
@@ -54,6 +61,7 @@ from .sessions import (
 STATIC = Path(__file__).resolve().parent / "static"
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8000
+MAX_RESUME_TIMEOUT = 3600.0  # the longest --resume-timeout
 log = logging.getLogger("uno_app.web")
 
 
@@ -85,6 +93,7 @@ class Connection:
     def __init__(self, websocket: WebSocket, registry: Registry) -> None:
         self.websocket = websocket
         self.registry = registry
+        self.client = websocket.client.host if websocket.client is not None else ""
         self.session: Session | None = None
         self.send_lock = asyncio.Lock()
 
@@ -95,10 +104,13 @@ class Connection:
 
     async def open(self, session: Session, keep_previous: bool = False) -> None:
         """Make ``session`` this tab's session (registered, attached, sent its state)."""
-        self.registry.add(session)
         previous = self.session
-        if previous is not None and not keep_previous:
-            self.registry.remove(previous)
+        self.registry.add(session, self.client, replacing=None if keep_previous else previous)
+        if previous is not None:
+            if keep_previous:  # held for a resume, no longer shown here
+                previous.detach(self.send)
+            else:
+                self.registry.remove(previous)
         self.session = session
         await self.send({"type": "session", "session": session.id, "token": session.token, "kind": session.kind})
         await session.attach(self.send)
@@ -183,12 +195,15 @@ def allowed_hosts(bound: str, extra: Sequence[str] = ()) -> list[str]:
     return list(dict.fromkeys(f"[{n}]" if ":" in n and not n.startswith("[") else n for n in names))
 
 
-def create_app(*, max_sessions: int = 200, idle_timeout: float = 1800.0, sweep_every: float | None = None,
-               hosts: Sequence[str] | None = None) -> FastAPI:
-    """The web app; ``app.state.registry`` holds its sessions. ``hosts``: the ``Host`` names it answers
-    (``allowed_hosts``); None answers any (an embedding that checks hosts itself, the in-process tests)."""
-    registry = Registry(max_sessions=max_sessions, idle_timeout=idle_timeout)
-    sweep = sweep_every if sweep_every is not None else max(1.0, min(60.0, idle_timeout / 4))
+def create_app(*, max_sessions: int = 200, idle_timeout: float = 1800.0, resume_timeout: float = RESUME_TIMEOUT,
+               max_per_client: int = MAX_SESSIONS_PER_CLIENT, sweep_every: float | None = None,
+               hosts: Sequence[str] | None = None, clock: Callable[[], float] = time.monotonic) -> FastAPI:
+    """The web app; ``app.state.registry`` holds its sessions (limits: the module docstring). ``hosts``: the
+    ``Host`` names it answers (``allowed_hosts``); None answers any (an embedding that checks hosts itself,
+    the in-process tests). ``clock``: the registry's time in seconds (tests inject one)."""
+    registry = Registry(max_sessions=max_sessions, idle_timeout=idle_timeout, resume_timeout=resume_timeout,
+                        max_per_client=max_per_client, clock=clock)
+    sweep = sweep_every if sweep_every is not None else max(1.0, min(60.0, idle_timeout / 4, resume_timeout / 4))
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -251,9 +266,8 @@ def create_app(*, max_sessions: int = 200, idle_timeout: float = 1800.0, sweep_e
         except WebSocketDisconnect:
             pass
         finally:
-            session = connection.session
-            if session is not None and session.sender == connection.send:
-                session.sender = None
+            if connection.session is not None:  # held for a resume (unless another tab took it over)
+                connection.session.detach(connection.send)
 
     return app
 
@@ -276,7 +290,13 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"port (default {DEFAULT_PORT})")
     parser.add_argument("--idle-timeout", type=float, default=1800.0, metavar="SECONDS",
                         help="drop a game nobody touched for this long (default 1800)")
-    parser.add_argument("--max-sessions", type=int, default=200, help="games held at once (default 200)")
+    parser.add_argument("--max-sessions", type=int, default=200,
+                        help="live (connected) games at once (default 200); a closed tab's game makes way")
+    parser.add_argument("--resume-timeout", type=float, default=RESUME_TIMEOUT, metavar="SECONDS",
+                        help=f"hold a closed tab's game this long for a reload to resume it, 0..{MAX_RESUME_TIMEOUT:.0f} "
+                             f"(default {RESUME_TIMEOUT:.0f})")
+    parser.add_argument("--max-per-client", type=int, default=MAX_SESSIONS_PER_CLIENT, metavar="N",
+                        help=f"live games one client address may have (default {MAX_SESSIONS_PER_CLIENT})")
     parser.add_argument("--allowed-host", action="append", default=[], metavar="NAME",
                         help="a name the Host header may also give (repeatable), e.g. the name a proxy or a DNS "
                              "record gives this machine; by default only the address it listens on")
@@ -290,12 +310,18 @@ def main(argv: list[str] | None = None) -> None:
     if not 0 <= args.port <= 65535:
         print(f"uno-env serve: error: --port must be 0..65535, got {args.port}", file=sys.stderr)
         raise SystemExit(2)
-    if args.idle_timeout <= 0 or args.max_sessions < 1:
-        print("uno-env serve: error: --idle-timeout and --max-sessions must be positive", file=sys.stderr)
+    if not args.idle_timeout > 0 or args.max_sessions < 1 or args.max_per_client < 1:
+        print("uno-env serve: error: --idle-timeout, --max-sessions and --max-per-client must be positive",
+              file=sys.stderr)
+        raise SystemExit(2)
+    if not 0 <= args.resume_timeout <= MAX_RESUME_TIMEOUT:
+        print(f"uno-env serve: error: --resume-timeout must be 0..{MAX_RESUME_TIMEOUT:.0f} seconds, "
+              f"got {args.resume_timeout}", file=sys.stderr)
         raise SystemExit(2)
     import uvicorn
 
     app = create_app(max_sessions=args.max_sessions, idle_timeout=args.idle_timeout,
+                     resume_timeout=args.resume_timeout, max_per_client=args.max_per_client,
                      hosts=allowed_hosts(args.host, args.allowed_host))
     config = uvicorn.Config(app, host=args.host, port=args.port, log_level=args.log_level,
                             ws_max_size=P.MAX_MESSAGE_BYTES + 1024)

@@ -15,10 +15,6 @@ is ``save``: on request it sends the whole game (``Game.to_dict``, every hand) s
 can download it, as ``uno-env play``'s ``save`` writes it to a file. A finished game's
 replay is offered only once the game is over.
 
-A ``Registry`` holds the sessions; a session idle for ``idle_timeout`` seconds is closed
-and dropped (``Registry.expire``, run periodically by the server), and at most
-``max_sessions`` live at once, so memory stays bounded.
-
 Each session is bounded whatever it is sent, and no long work runs on the event loop:
 
 * ``SESSION_LOG_LIMIT``: a session's game keeps its last this many events (``Game``'s
@@ -30,6 +26,17 @@ Each session is bounded whatever it is sent, and no long work runs on the event 
 * ``FRAME_TIMEOUT``: a replay frame is built in a worker thread; one that takes longer is
   answered with an error (the build finishes in the background, and the session takes its next
   seek once it has).
+
+A ``Registry`` holds the sessions, so memory stays bounded and closed tabs free their slots:
+
+* a session idle for ``idle_timeout`` seconds is closed and dropped, and one whose connection
+  closed is held for a ``resume`` only ``resume_timeout`` seconds (``RESUME_TIMEOUT``);
+  ``Registry.expire`` drops both, run periodically by the server and before each new session;
+* only live (connected) sessions count toward ``max_sessions``: a new session when the
+  registry holds that many evicts the oldest disconnected one, and is refused only when every
+  held session is live;
+* each client address has at most ``max_per_client`` live sessions
+  (``MAX_SESSIONS_PER_CLIENT``); beyond that many held, its own oldest disconnected one is evicted.
 """
 
 from __future__ import annotations
@@ -62,6 +69,8 @@ MAX_KEPT = 500  # ...and at most this many
 SESSION_LOG_LIMIT = 5_000  # events a session's game keeps; a loaded log is cut to its last this many first
 MAX_REPLAY_ACTIONS = 100_000  # actions of a replay the app opens (a whole game stays far below)
 FRAME_TIMEOUT = 20.0  # seconds a replay frame may take (in a worker thread) before the visitor is told
+RESUME_TIMEOUT = 300.0  # seconds a closed connection's session is held for a resume
+MAX_SESSIONS_PER_CLIENT = 8  # live sessions per client address
 Send = Callable[[dict[str, Any]], Awaitable[None]]
 
 
@@ -167,13 +176,29 @@ class Session:
         self.token = secrets.token_urlsafe(18)
         self.lock = asyncio.Lock()
         self.sender: Send | None = None
-        self.last_active = time.monotonic()
+        self.clock: Callable[[], float] = time.monotonic  # the registry's clock, once registered
+        self.last_active = self.clock()
+        self.client = ""  # the address of the client that started it
+        self.disconnected_at: float | None = None  # when its connection closed; None while live
         self.closed = False
         self.tasks: set[asyncio.Task[None]] = set()
 
+    @property
+    def live(self) -> bool:
+        """Open and shown by a connection (not waiting for a resume)."""
+        return not self.closed and self.disconnected_at is None
+
     def touch(self) -> None:
         """Record activity (idle sessions expire)."""
-        self.last_active = time.monotonic()
+        self.last_active = self.clock()
+
+    def detach(self, sender: Send | None = None) -> None:
+        """The connection showing it went away (only ``sender``'s, when given): hold it for a resume."""
+        if sender is not None and self.sender != sender:
+            return
+        self.sender = None
+        if self.disconnected_at is None:
+            self.disconnected_at = self.clock()
 
     async def send(self, message: dict[str, Any]) -> None:
         """Send to the attached browser, if any (a broken connection detaches)."""
@@ -185,7 +210,7 @@ class Session:
             await sender(message)
         except Exception:  # the browser went away: keep the session for a resume
             if self.sender is sender:
-                self.sender = None
+                self.detach()
 
     def spawn(self, coroutine: Awaitable[None]) -> None:
         """Run a background task owned by this session (cancelled when it closes)."""
@@ -196,6 +221,7 @@ class Session:
     async def attach(self, sender: Send) -> None:
         """A browser takes the session over and is sent its current state."""
         self.sender = sender
+        self.disconnected_at = None
         self.touch()
         async with self.lock:
             await self.send(self.snapshot())
@@ -632,22 +658,49 @@ def replay_from_data(data: dict[str, Any]) -> tuple[Replay, str]:
 
 
 class Registry:
-    """The live sessions, at most ``max_sessions``, each dropped after ``idle_timeout`` idle seconds."""
+    """The held sessions and their limits (see the module docstring); ``clock`` gives the time in seconds."""
 
-    def __init__(self, max_sessions: int = 200, idle_timeout: float = 1800.0) -> None:
+    def __init__(self, max_sessions: int = 200, idle_timeout: float = 1800.0, *,
+                 resume_timeout: float = RESUME_TIMEOUT, max_per_client: int = MAX_SESSIONS_PER_CLIENT,
+                 clock: Callable[[], float] = time.monotonic) -> None:
         self.max_sessions = max_sessions
         self.idle_timeout = idle_timeout
+        self.resume_timeout = resume_timeout
+        self.max_per_client = max_per_client
+        self.clock = clock
         self.sessions: dict[str, Session] = {}
         self.expired = 0
+        self.evicted = 0
 
-    def add(self, session: Session) -> None:
-        """Register a new session; raises ``ClientError`` when the server is full."""
-        if len(self.sessions) >= self.max_sessions:
-            self.expire()
-        if len(self.sessions) >= self.max_sessions:
+    def add(self, session: Session, client: str = "", replacing: Session | None = None) -> None:
+        """Register a new session started from address ``client``; raises ``ClientError`` when that client
+        or the server already has its most live sessions. ``replacing``: a session the caller drops next
+        (not counted)."""
+        self.expire()
+        others = [s for s in self.sessions.values() if s is not replacing]
+        mine = [s for s in others if s.client == client]
+        if sum(s.live for s in mine) >= self.max_per_client:
             session.close()
-            raise ClientError(f"the server holds its maximum of {self.max_sessions} games; try again later")
+            raise ClientError(f"this address already has {self.max_per_client} games open, the most one address "
+                              "may have; leave one (or close its tab) first")
+        if len(mine) >= self.max_per_client:
+            self._evict_oldest_disconnected(mine)
+        if len(others) >= self.max_sessions and not self._evict_oldest_disconnected(others):
+            session.close()
+            raise ClientError(f"the server holds its maximum of {self.max_sessions} live games; try again later")
+        session.clock = self.clock
+        session.client = client
+        session.touch()
         self.sessions[session.id] = session
+
+    def _evict_oldest_disconnected(self, candidates: list[Session]) -> bool:
+        """Drop the session among ``candidates`` whose connection closed first; False if every one is live."""
+        waiting = [s for s in candidates if s.disconnected_at is not None]
+        if not waiting:
+            return False
+        self.remove(min(waiting, key=lambda s: s.disconnected_at or 0.0))
+        self.evicted += 1
+        return True
 
     def get(self, session_id: str, token: str) -> Session:
         """The session with this id and token; raises ``ClientError``."""
@@ -662,9 +715,11 @@ class Registry:
         self.sessions.pop(session.id, None)
 
     def expire(self, now: float | None = None) -> list[str]:
-        """Close and drop every session idle longer than ``idle_timeout``; their ids."""
-        now = time.monotonic() if now is None else now
-        gone = [s for s in self.sessions.values() if now - s.last_active > self.idle_timeout]
+        """Close and drop every session idle longer than ``idle_timeout`` or disconnected longer than
+        ``resume_timeout``; their ids."""
+        now = self.clock() if now is None else now
+        gone = [s for s in self.sessions.values() if now - s.last_active > self.idle_timeout
+                or (s.disconnected_at is not None and now - s.disconnected_at >= self.resume_timeout)]
         for session in gone:
             self.remove(session)
         self.expired += len(gone)
@@ -675,5 +730,7 @@ class Registry:
         kinds: dict[str, int] = {}
         for session in self.sessions.values():
             kinds[session.kind] = kinds.get(session.kind, 0) + 1
-        return {"sessions": len(self.sessions), "by_kind": kinds, "expired": self.expired,
-                "max_sessions": self.max_sessions, "idle_timeout": self.idle_timeout}
+        return {"sessions": len(self.sessions), "live": sum(s.live for s in self.sessions.values()),
+                "by_kind": kinds, "expired": self.expired, "evicted": self.evicted,
+                "max_sessions": self.max_sessions, "max_per_client": self.max_per_client,
+                "idle_timeout": self.idle_timeout, "resume_timeout": self.resume_timeout}
