@@ -442,3 +442,14 @@ def test_the_printed_defaults_say_what_each_key_allows() -> None:
     leaves = [line for line in text.splitlines() if ":" in line and not line.lstrip().startswith(("#", "- "))
               and not line.rstrip().endswith(":")]
     assert comments.count("Allowed:") == len(leaves) + 1  # each leaf, and eval.matchups (a list of sections)
+
+
+def test_the_refusal_shown_in_the_training_docs_is_what_the_command_prints(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    shown = "ppo.gamma: must be in (0, 1], got 1.5 (default: 0.99)"
+    assert f"uno-env train: c.yaml: {shown}" in (ROOT / "docs" / "training.md").read_text(encoding="utf-8")
+    path = tmp_path / "c.yaml"
+    path.write_text("total_steps: 64\n", encoding="utf-8")
+    with pytest.raises(SystemExit) as stopped:
+        main(["--config", str(path), "--set", "ppo.gamma=1.5", "--run-dir", str(tmp_path / "run")])
+    assert stopped.value.code == 2 and capsys.readouterr().err == f"uno-env train: {path}: {shown}\n"
