@@ -23,18 +23,13 @@ from __future__ import annotations
 
 import json
 import re
-import reprlib
-import textwrap
-import types
-import typing
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Annotated, Literal, Self, Union
+from typing import Annotated, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator, model_validator
-from pydantic.fields import FieldInfo
-from pydantic_core import ErrorDetails
 
+from training.run.schema_text import ConfigError, Refusal, commented_yaml, refusal, shown
 from uno_env.core import EDITIONS, MAX_PLAYERS, MIN_PLAYERS
 from uno_env.core.rules import MAX_TARGET_SCORE, EditionName, Rules, edition_name, option_names
 from uno_env.files import NotARegularFileError, read_at_most
@@ -73,35 +68,11 @@ OLD_RLLIB_KEYS = {
     "num_envs_per_env_runner": "rllib.num_envs_per_env_runner", "address": "rllib.address",
     "num_cpus": "rllib.num_cpus", "out": "run_dir"}
 """The flat keys of the RLlib trainer's former settings file, each with the key that replaced it."""
+RENAMED = {old: f"the RLlib trainer's former flat key {old} is now {new}" for old, new in OLD_RLLIB_KEYS.items()}
 
 Text = Annotated[str, Field(max_length=MAX_TEXT)]
 RuleValue = bool | Annotated[int, Field(ge=0, le=MAX_TARGET_SCORE)] | Annotated[str, Field(max_length=100)] | None
 """A ``Rules`` option's value (``first_dealer`` may be null); ``Rules`` checks it further."""
-
-
-class ConfigError(ValueError):
-    """A config that cannot be used; the message names the offending key, what it allows and its default."""
-
-
-class Refusal(ValueError):
-    """A semantic check's refusal inside a model: ``key`` is relative to the model that raises it."""
-
-    def __init__(self, key: str, message: str) -> None:
-        super().__init__(message)
-        self.key = key
-
-
-_SHOWN = reprlib.Repr()
-_SHOWN.maxlevel, _SHOWN.maxlist, _SHOWN.maxdict, _SHOWN.maxstring, _SHOWN.maxother, _SHOWN.maxlong = 3, 6, 6, 60, 60, 40
-
-
-def _shown(value: object) -> str:
-    """``repr(value)`` cut short: a refusal message never writes out unbounded data."""
-    try:
-        text = _SHOWN.repr(value)
-    except ValueError:  # an integer too long for Python to write out (over 4,300 digits)
-        return f"a {type(value).__name__} too long to show"
-    return text if len(text) <= 160 else text[:157] + "..."
 
 
 def yaml_data(text: str) -> object:
@@ -143,7 +114,7 @@ def _check_agent(spec: str) -> None:
     except OSError as err:
         raise ValueError(str(err)) from None
     if isinstance(agent, HumanAgent):
-        raise ValueError(f"{_shown(spec)} plays from the keyboard; training needs agents that play by themselves")
+        raise ValueError(f"{shown(spec)} plays from the keyboard; training needs agents that play by themselves")
 
 
 class EnvConfig(_Section):
@@ -180,7 +151,7 @@ class EnvConfig(_Section):
     def _known_editions(cls, edition: str | list[str]) -> str | list[str]:
         for name in [edition] if isinstance(edition, str) else edition:
             if name not in EDITIONS and not (name == "all" and isinstance(edition, str)):
-                raise ValueError(f"unknown edition {_shown(name)} (editions: all, {', '.join(EDITIONS)})")
+                raise ValueError(f"unknown edition {shown(name)} (editions: all, {', '.join(EDITIONS)})")
         return edition
 
     @model_validator(mode="after")
@@ -252,7 +223,7 @@ class PPOConfig(_Section):
             n = data.get("n_envs")
             if isinstance(n, int) and not isinstance(n, bool) and n > MAX_PROCESSES:
                 raise Refusal("n_envs", f"must be in [1, {MAX_PROCESSES}] under vec_env subproc (one process each), "
-                              f"got {_shown(n)}")
+                              f"got {shown(n)}")
         return data
 
     @model_validator(mode="after")
@@ -322,7 +293,7 @@ class Matchup(_Section):
     @classmethod
     def _known_edition(cls, edition: str) -> str:
         if edition not in EDITIONS:
-            raise ValueError(f"unknown edition {_shown(edition)} (editions: {', '.join(EDITIONS)})")
+            raise ValueError(f"unknown edition {shown(edition)} (editions: {', '.join(EDITIONS)})")
         return edition
 
     @field_validator("opponent")
@@ -372,7 +343,7 @@ class BatchedConfig(_Section):
     @classmethod
     def _device(cls, device: str) -> str:
         if not re.fullmatch(r"cpu|cuda(:[0-9]{1,2})?|mps", device):
-            raise ValueError(f"must be cpu, cuda, cuda:<index> or mps, got {_shown(device)}")
+            raise ValueError(f"must be cpu, cuda, cuda:<index> or mps, got {shown(device)}")
         return device
 
 
@@ -404,7 +375,7 @@ class RLlibConfig(_Section):
     @classmethod
     def _opponents(cls, opponents: dict[str, float]) -> dict[str, float]:
         if not sum(opponents.values()) > 0:
-            raise ValueError(f"needs a weight above 0, got {_shown(opponents)}")
+            raise ValueError(f"needs a weight above 0, got {shown(opponents)}")
         for spec in opponents:
             if spec != "snapshot":
                 _check_agent(spec)
@@ -452,7 +423,7 @@ class TrainConfig(_Section):
     @classmethod
     def _run_name(cls, name: str) -> str:
         if not RUN_NAME.fullmatch(name):
-            raise ValueError(f"{_shown(name)} is not a run name (1-100 letters, digits, '.', '_' or '-', starting "
+            raise ValueError(f"{shown(name)} is not a run name (1-100 letters, digits, '.', '_' or '-', starting "
                              "with a letter or digit; it names a folder under runs/)")
         return name
 
@@ -520,7 +491,7 @@ def _check_batched(c: TrainConfig) -> None:
         return parsed.name == "ppo" and bool(parsed.options.get("checkpoint") or parsed.options.get("path"))
 
     if not checkpoint_spec("batched.rule", c.batched.rule):
-        raise Refusal("batched.rule", f"{_shown(c.batched.rule)} is not a checkpoint spec (ppo:NAME or ppo:path=PATH)")
+        raise Refusal("batched.rule", f"{shown(c.batched.rule)} is not a checkpoint spec (ppo:NAME or ppo:path=PATH)")
     try:
         _check_agent(c.batched.rule)
     except ValueError as err:
@@ -528,7 +499,7 @@ def _check_batched(c: TrainConfig) -> None:
     for spec in c.pool.baselines:
         if spec not in BATCHED_BASELINES and not checkpoint_spec("pool.baselines", spec):
             raise Refusal("pool.baselines", f"the batched trainer seats {', '.join(BATCHED_BASELINES)} (rule through "
-                          f"batched.rule) and checkpoints (ppo:NAME, ppo:path=PATH), not {_shown(spec)}")
+                          f"batched.rule) and checkpoints (ppo:NAME, ppo:path=PATH), not {shown(spec)}")
 
 
 def _leaves(model: BaseModel, prefix: str = "") -> Iterator[tuple[str, object, object]]:
@@ -544,173 +515,16 @@ def _leaves(model: BaseModel, prefix: str = "") -> Iterator[tuple[str, object, o
 def _check_rllib(c: TrainConfig) -> None:
     """What the RLlib trainer can run: one edition and table size, and no key it would ignore."""
     if not isinstance(c.env.edition, str) or c.env.edition == "all":
-        raise Refusal("env.edition", f"the rllib trainer plays one edition, got {_shown(c.env.edition)}")
+        raise Refusal("env.edition", f"the rllib trainer plays one edition, got {shown(c.env.edition)}")
     if not isinstance(c.env.num_players, int):
-        raise Refusal("env.num_players", f"the rllib trainer plays one table size, got {_shown(c.env.num_players)}")
+        raise Refusal("env.num_players", f"the rllib trainer plays one table size, got {shown(c.env.num_players)}")
     for key, value, default in _leaves(c):
         if key.split(".")[0] != "rllib" and key not in RLLIB_READS and value != default:
-            raise Refusal(key, f"the rllib trainer does not read this key (set to {_shown(value)}; it reads rllib.* "
+            raise Refusal(key, f"the rllib trainer does not read this key (set to {shown(value)}; it reads rllib.* "
                           f"and {', '.join(sorted(RLLIB_READS))}); leave it at its default {json.dumps(default)}")
     if c.ppo.batch_size > c.rllib.train_batch_size:
         raise Refusal("ppo.batch_size", f"{c.ppo.batch_size} is over rllib.train_batch_size "
                       f"({c.rllib.train_batch_size}), the batch it is drawn from")
-
-
-# ---------------------------------------------------------------------- refusal messages from the schema
-def _unwrap(hint: object) -> tuple[object, list[object]]:
-    """``(type, constraints)`` of ``Annotated[type, Field(default=...), ...]`` (constraints flattened)."""
-    constraints: list[object] = []
-    while typing.get_origin(hint) is Annotated:
-        hint, *extra = typing.get_args(hint)
-        for item in extra:
-            constraints += item.metadata if isinstance(item, FieldInfo) else [item]
-    return hint, constraints
-
-
-def _is_model(hint: object) -> typing.TypeGuard[type[BaseModel]]:
-    return isinstance(hint, type) and issubclass(hint, BaseModel)
-
-
-def _bound(constraints: Sequence[object], names: tuple[str, ...]) -> object:
-    return next((getattr(c, n) for c in constraints for n in names if getattr(c, n, None) is not None), None)
-
-
-def _interval(constraints: Sequence[object]) -> str:
-    low, high = _bound(constraints, ("ge",)), _bound(constraints, ("le",))
-    low_open, high_open = _bound(constraints, ("gt",)), _bound(constraints, ("lt",))
-    if low is None and low_open is None and high is None and high_open is None:
-        return ""
-    left = f"[{low}" if low is not None else f"({low_open}" if low_open is not None else "(-inf"
-    right = f"{high}]" if high is not None else f"{high_open})" if high_open is not None else "inf)"
-    return f"{left}, {right}"
-
-
-def _describe(hint: object, constraints: Sequence[object] = ()) -> str:
-    """What a value of type ``hint`` may be, in words (``an integer in [1, 256]``)."""
-    hint, more = _unwrap(hint)
-    constraints = [*constraints, *more]
-    interval = _interval(constraints)
-    origin = typing.get_origin(hint)
-    if origin in (Union, types.UnionType):
-        return " or ".join(_describe(option) for option in typing.get_args(hint))
-    if origin is Literal:
-        return "one of " + ", ".join(str(choice) for choice in typing.get_args(hint))
-    sizes = ""
-    low, high = _bound(constraints, ("min_length",)), _bound(constraints, ("max_length",))
-    if origin in (list, dict) and (low or high):
-        sizes = f" ({low or 0} to {high} {'items' if origin is list else 'keys'})"
-    if origin is list:
-        return f"a list{sizes}, each {_describe(typing.get_args(hint)[0])}"
-    if origin is dict:
-        return f"a mapping{sizes} of names to {_describe(typing.get_args(hint)[1])}"
-    if _is_model(hint):
-        return "a mapping of keys (" + ", ".join(hint.model_fields) + ")"
-    names: dict[object, str] = {bool: "true or false", int: "an integer", float: "a number", str: "a string",
-                                type(None): "null"}
-    return names.get(hint, str(hint)) + (f" in {interval}" if interval else "")
-
-
-class _Place(typing.NamedTuple):
-    """Where an error's ``loc`` points in the schema."""
-
-    key: str  # ``env.num_players[1]``, union tags left out
-    hint: object  # the type there (None: a key the schema does not have)
-    constraints: list[object]
-    field: FieldInfo | None  # the named field it is in (its default is shown)
-    field_key: str  # ``env.num_players``
-    known: tuple[str, ...]  # a model's keys, where the key is unknown
-
-
-def _place(loc: Sequence[int | str]) -> _Place:
-    hint: object = TrainConfig
-    constraints: list[object] = []
-    key, field, field_key = "", None, ""
-    for part in loc:
-        hint, more = _unwrap(hint)
-        constraints += more
-        origin = typing.get_origin(hint)
-        if _is_model(hint):
-            name = str(part)[:60]
-            key = f"{key}.{name}" if key else name
-            info = hint.model_fields.get(str(part))
-            if info is None:
-                return _Place(key, None, [], None, key, tuple(hint.model_fields))
-            hint, constraints, field, field_key = info.annotation, list(info.metadata), info, key
-        elif origin in (Union, types.UnionType):  # pydantic names the member tried: not part of the key
-            options = typing.get_args(hint)
-            listed = [o for o in options if typing.get_origin(_unwrap(o)[0]) is list]
-            plain = [o for o in options if o not in listed and getattr(_unwrap(o)[0], "__name__", "") == part]
-            hint = (listed if str(part).startswith("list") else plain or options)[0]
-        elif origin is list:
-            key, hint, constraints = f"{key}[{part}]", typing.get_args(hint)[0], []
-        elif origin is dict:
-            if part == "[key]":
-                hint = typing.get_args(hint)[0]
-            else:
-                key, hint, constraints = f"{key}.{str(part)[:60]}", typing.get_args(hint)[1], []
-    hint, more = _unwrap(hint)
-    return _Place(key, hint, constraints + more, field, field_key, ())
-
-
-def _yaml_hint(value: object) -> str:
-    """Why a number may have arrived as a string (PyYAML reads ``3e-4`` as text: YAML 1.1 wants ``3.0e-4``)."""
-    if isinstance(value, str) and len(value) < 40:
-        try:
-            float(value)
-        except ValueError:
-            return ""
-        return " (a string: write a number without quotes; YAML reads 3e-4 as text, 3.0e-4 as a number)"
-    return ""
-
-
-def _message(error: ErrorDetails) -> str:
-    """One pydantic error as a sentence naming the key, what is allowed and the default."""
-    loc, kind, value = tuple(error["loc"]), str(error["type"]), error.get("input")
-    cause = (error.get("ctx") or {}).get("error")
-    place = _place(loc)
-    if isinstance(cause, ConfigError):  # a check that names its key itself (ppo.init_from)
-        return str(cause)
-    if isinstance(cause, Refusal):
-        key = f"{place.key}.{cause.key}" if place.key else cause.key
-        return f"{key}: {cause}"
-    key = place.key or "config"
-    if kind == "extra_forbidden":
-        text = f"unknown key {key} (known: {', '.join(place.known)})"
-        if len(loc) == 1 and loc[0] in OLD_RLLIB_KEYS:
-            text += f"; the RLlib trainer's former flat key {loc[0]} is now {OLD_RLLIB_KEYS[str(loc[0])]}"
-        return text
-    allowed = _describe(place.hint, place.constraints) if place.hint is not None else "?"
-    if kind == "value_error":
-        problem = str(cause)
-    elif kind == "finite_number":
-        problem = f"expected a finite number, got {_shown(value)}"
-    elif kind in ("greater_than", "greater_than_equal", "less_than", "less_than_equal"):
-        if isinstance(value, int) and value.bit_length() > 64:
-            problem = f"an integer of {value.bit_length()} bits is out of range (allowed: {allowed})"
-        else:
-            problem = f"must be in {_interval(place.constraints) or allowed}, got {_shown(value)}"
-    elif kind in ("too_short", "too_long"):
-        count = len(value) if isinstance(value, (list, dict, str, tuple)) else _shown(value)
-        problem = f"expected {allowed}, got {count} items"
-    else:  # a value of the wrong type (strict: no coercion)
-        problem = f"expected {allowed}, got {_shown(value)}{_yaml_hint(value)}"
-    if place.field is not None and not _is_model(place.field.annotation):
-        problem += f" (default: {json.dumps(place.field.get_default(call_default_factory=True), default=str)})"
-    return f"{key}: {problem}"
-
-
-def _refusal(err: ValidationError) -> ConfigError:
-    """The first problem of ``err`` as a ConfigError. Where every member of a union refused the value's type,
-    pydantic reports one error per member: they become one sentence about the value."""
-    errors = err.errors(include_url=False)
-    chosen, loc = errors[0], tuple(errors[0]["loc"])
-    members = [chosen]
-    if loc and isinstance(loc[-1], str) and typing.get_origin(_place(loc[:-1]).hint) in (Union, types.UnionType):
-        members = [e for e in errors if tuple(e["loc"])[:len(loc) - 1] == loc[:-1]]
-        beyond_type = [e for e in members if not e["type"].endswith("_type")]
-        chosen = beyond_type[0] if beyond_type else {**chosen, "loc": loc[:-1]}
-    more = len(errors) - len(members)
-    return ConfigError(_message(chosen) + (f" (and {more} more problem{'s' if more > 1 else ''})" if more else ""))
 
 
 # ---------------------------------------------------------------------- loading
@@ -722,7 +536,7 @@ def config_from_dict(data: object, resuming: bool = False) -> TrainConfig:
     try:
         return TrainConfig.model_validate(data, context={"resuming": resuming})
     except ValidationError as err:
-        raise _refusal(err) from None
+        raise refusal(TrainConfig, err, RENAMED) from None
 
 
 def load_config(path: str | Path | None, overrides: Mapping[str, object] | None = None,
@@ -768,13 +582,13 @@ def _override(data: dict[str, object], dotted: str, value: object) -> None:
     """Set ``data[a][b][c] = value`` for ``dotted`` = ``a.b.c``, creating sections; raises ConfigError."""
     parts = dotted.split(".")
     if not all(parts):
-        raise ConfigError(f"override {_shown(dotted)}: a key is dotted names (ppo.n_envs), with none empty")
+        raise ConfigError(f"override {shown(dotted)}: a key is dotted names (ppo.n_envs), with none empty")
     node = data
     for depth, part in enumerate(parts[:-1]):
         child = node.setdefault(part, {})
         if not isinstance(child, dict):
             section = ".".join(parts[:depth + 1])
-            raise ConfigError(f"override {dotted}: {section} is a value ({_shown(child)}), not a section of keys")
+            raise ConfigError(f"override {dotted}: {section} is a value ({shown(child)}), not a section of keys")
         node = child
     node[parts[-1]] = value
 
@@ -787,7 +601,7 @@ def parse_overrides(pairs: Sequence[str]) -> dict[str, object]:
     for pair in pairs:
         key, sep, text = pair.partition("=")
         if not sep or not key.strip():
-            raise ConfigError(f"--set expects KEY=VALUE (ppo.n_envs=4), got {_shown(pair)}")
+            raise ConfigError(f"--set expects KEY=VALUE (ppo.n_envs=4), got {shown(pair)}")
         try:
             overrides[key.strip()] = yaml_data(text)
         except (yaml.YAMLError, RecursionError) as err:
@@ -798,28 +612,7 @@ def parse_overrides(pairs: Sequence[str]) -> dict[str, object]:
 
 
 # ---------------------------------------------------------------------- the commented defaults
-def field_comment(info: FieldInfo) -> str:
-    """A field's description and what it allows (``Allowed: an integer in [1, 256].``), from the schema."""
-    if _is_model(info.annotation):
-        return " ".join((info.annotation.__doc__ or "").split())
-    allowed = _describe(info.annotation, info.metadata)
-    return f"{info.description or ''} Allowed: {allowed}.".strip()
-
-
-def commented_defaults(config: BaseModel | None = None, indent: str = "") -> str:
+def commented_defaults(config: BaseModel | None = None) -> str:
     """``config`` (default: ``TrainConfig()``) as YAML, each key under a comment from the schema: its
     description and what it allows (a section's from its class docstring)."""
-    config = TrainConfig() if config is None else config
-    lines = []
-    for name, info in type(config).model_fields.items():
-        value = getattr(config, name)
-        doc = field_comment(info).replace("``", "`")
-        lines += [f"{indent}# {line}" for line in textwrap.wrap(doc, 100 - len(indent))]
-        if isinstance(value, BaseModel):
-            lines += [f"{indent}{name}:", commented_defaults(value, indent + "  ")]
-        elif isinstance(value, list) and value and isinstance(value[0], BaseModel):
-            lines += [f"{indent}{name}:"] + [f"{indent}  - {json.dumps(v.model_dump())}" for v in value]
-        else:  # JSON is YAML's flow style: one line per value
-            lines.append(f"{indent}{name}: {json.dumps(value)}")
-    return "\n".join(lines)
-
+    return commented_yaml(TrainConfig() if config is None else config)
