@@ -48,9 +48,9 @@ def rllib_rate(steps: int, runners: int) -> float:
     from training.rllib import trainer as rllib
 
     batch = max(steps // 4, 512)
-    settings = rllib.load_settings(None, [
-        "opponents={rule: 1}", f"num_env_runners={runners}", f"train_batch_size={batch}",
-        "minibatch_size=512", "num_epochs=4", f"out={tempfile.mkdtemp()}",
+    settings = rllib.rllib_config(None, [
+        "rllib.opponents={rule: 1}", f"rllib.num_env_runners={runners}", f"rllib.train_batch_size={batch}",
+        "ppo.batch_size=512", "ppo.n_epochs=4", f"run_dir={tempfile.mkdtemp()}",
     ])
     algorithm = rllib.build_algorithm(settings)
     try:

@@ -144,7 +144,7 @@ NOT_RUN: dict[str, str] = {
     "python -m training.rllib --config configs/rllib/self_play.yaml": "needs Ray RLlib (.venv-eco, make test-eco); "
                                                                      "tests/test_ecosystem_rllib.py trains a few iterations",
     "python -m training.rllib --config configs/rllib/self_play.yaml --num-env-runners 2": "needs Ray RLlib, as above",
-    "python -m training.rllib --config configs/rllib/self_play.yaml --set 'opponents={rule: 1}' --iterations 20":
+    "python -m training.rllib --config configs/rllib/self_play.yaml --set 'rllib.opponents={rule: 1}' --iterations 20":
         "needs Ray RLlib, as above",
     "uno-env train --config configs/classic_batched.yaml": "trains for hours; tests/test_ppo_batched.py trains the "
                                                            "same code (trainer: batched) on short budgets",

@@ -67,23 +67,39 @@ def test_self_play_env_seats_roles_and_baselines_and_passes_the_checker() -> Non
     assert env.reset(seed=2)[0].keys() == env.reset(seed=2)[0].keys()
 
 
-def test_settings_validate_and_name_the_bad_key(tmp_path) -> None:
-    with pytest.raises(ValueError, match="unknown setting"):
-        rllib.load_settings(None, ["num_runners=2"])
-    with pytest.raises(ValueError, match="opponents"):
-        rllib.load_settings(None, ["opponents={snapshot: 0}"])
-    with pytest.raises(ValueError):
-        rllib.load_settings(None, ["opponents={'os:system': 1}"])  # only registered agents from a file
+def test_the_config_is_the_shared_schema_and_refusals_name_the_key(tmp_path) -> None:
+    from training.run.config import ConfigError
+
+    with pytest.raises(ConfigError, match="unknown key num_runners"):
+        rllib.rllib_config(None, ["num_runners=2"])
+    with pytest.raises(ConfigError, match=r"unknown key lr .* is now ppo\.learning_rate"):
+        rllib.rllib_config(None, ["lr=0.1"])  # the former flat settings name the key that replaced them
+    with pytest.raises(ConfigError, match=r"rllib\.opponents: needs a weight above 0"):
+        rllib.rllib_config(None, ["rllib.opponents={snapshot: 0}"])
+    with pytest.raises(ConfigError, match=r"rllib\.opponents: .*may not import"):
+        rllib.rllib_config(None, ["rllib.opponents={'os:system': 1}"])  # only registered agents from a file
     config = tmp_path / "rllib.yaml"
-    config.write_text("num_env_runners: 2\naddress: auto\niterations: 3\n")
-    settings = rllib.load_settings(str(config), ["iterations=5"])
-    assert (settings.num_env_runners, settings.address, settings.iterations) == (2, "auto", 5)
+    config.write_text("rllib:\n  num_env_runners: 2\n  address: auto\n  iterations: 3\n")
+    settings = rllib.rllib_config(str(config), ["rllib.iterations=5"])
+    assert (settings.rllib.num_env_runners, settings.rllib.address, settings.rllib.iterations) == (2, "auto", 5)
+
+
+def test_ppo_settings_keep_their_meaning_on_rllib() -> None:
+    """ppo.* maps onto RLlib's names; clip_range, vf_coef and max_grad_norm included (by global norm)."""
+    config = rllib.rllib_config(None, ["ppo.learning_rate=0.001", "ppo.gae_lambda=0.9", "ppo.ent_coef=0.02",
+                                       "ppo.clip_range=0.1", "ppo.vf_coef=0.7", "ppo.max_grad_norm=2.0",
+                                       "ppo.batch_size=128", "ppo.n_epochs=3", "rllib.train_batch_size=1024"])
+    ppo = rllib.build_config(config)
+    assert (ppo.lr, ppo.lambda_, ppo.entropy_coeff, ppo.clip_param, ppo.vf_loss_coeff, ppo.grad_clip,
+            ppo.grad_clip_by) == (0.001, 0.9, 0.02, 0.1, 0.7, 2.0, "global_norm")
+    assert (ppo.minibatch_size, ppo.num_epochs, ppo.train_batch_size_per_learner) == (128, 3, 1024)
 
 
 def test_a_few_iterations_on_local_ray_train_snapshot_and_export(local_ray, tmp_path) -> None:
-    settings = rllib.load_settings(str(CONFIG), [
-        "iterations=2", "train_batch_size=600", "minibatch_size=200", "num_epochs=1", "hidden=[32, 32]",
-        "num_env_runners=1", "snapshots=2", "snapshot_every=1", f"out={tmp_path}", "max_turns=400",
+    settings = rllib.rllib_config(str(CONFIG), [
+        "rllib.iterations=2", "rllib.train_batch_size=600", "ppo.batch_size=200", "ppo.n_epochs=1",
+        "ppo.hidden=[32, 32]", "rllib.num_env_runners=1", "rllib.snapshots=2", "rllib.snapshot_every=1",
+        f"run_dir={tmp_path}", "env.max_turns=400",
     ])
     algorithm = rllib.build_algorithm(settings)
     try:
@@ -110,7 +126,7 @@ def test_a_few_iterations_on_local_ray_train_snapshot_and_export(local_ray, tmp_
         algorithm.stop()
     assert len(lines) == 3 and '"iteration": 2' in lines[1] and (tmp_path / "progress.jsonl").exists()
     agent = PPOAgent.load(path)
-    assert agent.metadata["config"]["trainer"] == "training.rllib"
+    assert agent.metadata["config"]["trainer"] == "rllib" and agent.metadata["config"]["rllib"]["iterations"] == 2
     np.testing.assert_allclose(agent.logits(obs)[:, [3, 17, 55]], torch_logits[:, [3, 17, 55]], rtol=1e-4, atol=1e-5)
     assert list(agent.choose(obs, mask)) == list(torch_logits.argmax(axis=1))
     result = evaluate([f"ppo:path={path}", "random"], Rules(num_players=2), games=10, seed=1)
@@ -121,9 +137,10 @@ def test_same_settings_and_seed_train_the_same_weights(local_ray, tmp_path) -> N
     """Two runs of one iteration with one remote env runner end with identical learner weights."""
     finals = []
     for run in range(2):
-        settings = rllib.load_settings(None, [
-            "iterations=1", "train_batch_size=300", "minibatch_size=100", "num_epochs=1", "hidden=[16]",
-            "num_env_runners=1", "seed=11", f"out={tmp_path / str(run)}", "max_turns=300",
+        settings = rllib.rllib_config(None, [
+            "rllib.iterations=1", "rllib.train_batch_size=300", "ppo.batch_size=100", "ppo.n_epochs=1",
+            "ppo.hidden=[16]", "rllib.num_env_runners=1", "seed=11", f"run_dir={tmp_path / str(run)}",
+            "env.max_turns=300",
         ])
         algorithm = rllib.build_algorithm(settings)
         try:

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-import dataclasses
+import re
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+from pydantic import BaseModel, ValidationError
 
 pytest.importorskip("yaml")
 
@@ -151,10 +152,10 @@ def test_print_default_config_is_the_defaults_with_a_comment_on_every_key(capsys
 
     def expected(node: Any, prefix: str) -> list[str]:
         keys = []
-        for f in dataclasses.fields(node):
-            keys.append(prefix + f.name)
-            if dataclasses.is_dataclass(getattr(node, f.name)):
-                keys += expected(getattr(node, f.name), f"{prefix}{f.name}.")
+        for name in type(node).model_fields:
+            keys.append(prefix + name)
+            if isinstance(getattr(node, name), BaseModel):
+                keys += expected(getattr(node, name), f"{prefix}{name}.")
         return keys
 
     printed, commented, section = [], [], ""
@@ -172,13 +173,52 @@ def test_print_default_config_is_the_defaults_with_a_comment_on_every_key(capsys
     assert commented == printed
 
 
-def test_every_config_field_has_a_docstring() -> None:
-    for cls in (TrainConfig, config_module.EnvConfig, config_module.PPOConfig, config_module.PoolConfig,
-                config_module.ImitationConfig, config_module.Matchup, config_module.EvalConfig):
-        docs = config_module.field_docs(cls)
-        undocumented = [f.name for f in dataclasses.fields(cls)
-                        if f.name not in docs and not dataclasses.is_dataclass(getattr(cls(), f.name))]
+def _sections() -> list[type[BaseModel]]:
+    return [TrainConfig, *(info.annotation for info in TrainConfig.model_fields.values()
+                           if isinstance(info.annotation, type) and issubclass(info.annotation, BaseModel)),
+            config_module.Matchup]
+
+
+def test_every_config_field_has_a_description_and_every_section_a_docstring() -> None:
+    for cls in _sections():
+        assert " ".join((cls.__doc__ or "").split()), cls
+        undocumented = [name for name, info in cls.model_fields.items()
+                        if not info.description and not (isinstance(info.annotation, type)
+                                                         and issubclass(info.annotation, BaseModel))]
         assert not undocumented, f"{cls.__name__}: {undocumented}"
+
+
+def _int_bounds(hint: Any, constraints: list[Any]) -> list[tuple[Any, Any]]:
+    """(low, high) of every integer a value of ``hint`` holds (a list's items, a union's members)."""
+    import typing
+
+    while typing.get_origin(hint) is typing.Annotated:
+        hint, *extra = typing.get_args(hint)
+        for item in extra:
+            constraints = [*constraints, *getattr(item, "metadata", [item])]
+    if hint is int:
+        low = next((getattr(c, n) for c in constraints for n in ("ge", "gt") if getattr(c, n, None) is not None), None)
+        high = next((getattr(c, n) for c in constraints for n in ("le", "lt") if getattr(c, n, None) is not None), None)
+        return [(low, high)]
+    return [bound for member in typing.get_args(hint) for bound in _int_bounds(member, [])]
+
+
+def test_every_integer_in_the_schema_has_a_lower_and_an_upper_bound() -> None:
+    seen = 0
+    for cls in _sections():
+        for name, info in cls.model_fields.items():
+            for low, high in _int_bounds(info.annotation, list(info.metadata)):
+                seen += 1
+                assert low is not None and high is not None and high <= 2**62, f"{cls.__name__}.{name}: {low}, {high}"
+    assert seen >= 30  # the counts, sizes, seeds and resource settings of every section
+
+
+def test_configs_are_frozen() -> None:
+    config = config_from_dict({})
+    with pytest.raises(ValidationError, match="frozen"):
+        config.seed = 3  # type: ignore[misc]
+    with pytest.raises(ValidationError, match="frozen"):
+        config.ppo.n_envs = 3  # type: ignore[misc]
 
 
 def test_commented_defaults_wrap_long_docs_as_comment_lines() -> None:
@@ -256,7 +296,11 @@ def test_refusal_messages_cut_long_values_short() -> None:
     (_set("eval", "workers", 100_000), r"eval\.workers: must be in \[1, 256\]"),
     ({"ppo": {"n_envs": 100_000, "vec_env": "subproc", "batch_size": 256}}, r"ppo\.n_envs: must be in \[1, 256\]"),
     ({"ppo": {"n_envs": 100_000, "batch_size": 256}}, r"ppo\.n_envs: must be in \[1, 65536\]"),
-    ({"ppo": {"n_envs": 512, "vec_env": "sharded", "workers": 300, "batch_size": 256}}, r"ppo\.workers: .*at most 256"),
+    ({"ppo": {"n_envs": 512, "vec_env": "sharded", "workers": 300, "batch_size": 256}}, r"ppo\.workers: must be in \[1, 256\]"),
+    ({"ppo": {"n_envs": 16, "vec_env": "sharded", "workers": 17, "batch_size": 256}}, r"ppo\.workers: must be 1 to ppo\.n_envs \(16\)"),
+    ({"ppo": {"n_envs": 4096, "n_steps": 2048}}, r"ppo\.n_steps: .*\(8388608\) is over 4194304"),
+    (_set("imitation", "decisions", 10**9), r"imitation\.decisions: must be in \[1, 10000000\]"),
+    (_set("rllib", "num_env_runners", 1000), r"rllib\.num_env_runners: must be in \[0, 256\]"),
     ({"torch_threads": 100_000}, r"torch_threads: must be in \[1, 256\]"),
     ({"trainer": "batched", "pool": {"baselines": ["random"]}, "batched": {"num_tables": 10_000_000}},
      r"batched\.num_tables: must be in \[1, 1048576\]"),
@@ -283,18 +327,129 @@ def test_agent_specs_are_checked_by_the_registry_at_load(where: str, spec: str, 
         config_from_dict(data)
 
 
-def test_the_rllib_settings_refuse_an_alias_bomb_too(tmp_path: Path) -> None:
+def test_the_rllib_config_refuses_an_alias_bomb_too(tmp_path: Path) -> None:
     pytest.importorskip("pettingzoo")
-    from training.rllib.trainer import load_settings
+    from training.rllib.trainer import rllib_config
 
     path = tmp_path / "bomb.yaml"
     path.write_text(_alias_bomb('"lol"'), encoding="utf-8")
     with pytest.raises(ConfigError, match="aliases"):
-        load_settings(str(path))
+        rllib_config(str(path))
     with pytest.raises(ConfigError, match="aliases"):
-        load_settings(None, ["seed=[&a [1], *a]"])
+        rllib_config(None, ["seed=[&a [1], *a]"])
 
 
 def test_a_configs_search_baseline_is_held_to_the_file_limits() -> None:
     with pytest.raises(ConfigError, match=r"pool\.baselines: .*iterations=1000000000 is outside"):
         config_from_dict({"pool": {"baselines": ["rule", "ismcts:iterations=1000000000"]}})
+
+
+# ---------------------------------------------------------------------- messages from the schema
+@pytest.mark.parametrize("data, message", [
+    (_set("ppo", "n_epochs", "4"), 'ppo.n_epochs: expected an integer in [1, 1000], got \'4\' (a string: write a number '
+                                   'without quotes; YAML reads 3e-4 as text, 3.0e-4 as a number) (default: 4)'),
+    (_set("ppo", "gamma", 1.5), "ppo.gamma: must be in (0, 1], got 1.5 (default: 0.99)"),
+    (_set("env", "episode", "set"), 'env.episode: expected one of round, game, got \'set\' (default: "round")'),
+    (_set("ppo", "hidden", [64, 0]), "ppo.hidden[1]: must be in [1, 4096], got 0 (default: [128, 128])"),
+    (_set("env", "edition", 7), 'env.edition: expected a string or a list (1 to 64 items), each a string, got 7 '
+                                '(default: "classic")'),
+    (_set("env", "num_players", [2, 12]), "env.num_players[1]: must be in [2, 10], got 12 (default: 2)"),
+    (_set("pool", "deterministic", "no"), "pool.deterministic: expected true or false, got 'no' (default: false)"),
+])
+def test_refusals_name_the_key_what_it_allows_and_its_default(data: dict[str, Any], message: str) -> None:
+    with pytest.raises(ConfigError) as refused:
+        config_from_dict(data)
+    assert str(refused.value) == message
+
+
+def test_a_yaml_float_without_a_dot_is_text_and_refused_with_the_fix(tmp_path: Path) -> None:
+    path = tmp_path / "c.yaml"
+    path.write_text("ppo:\n  learning_rate: 3e-4\n", encoding="utf-8")  # YAML 1.1 (PyYAML): a string
+    with pytest.raises(ConfigError, match=r"ppo\.learning_rate: expected a number in \(0, 1\], got '3e-4' .*3\.0e-4"):
+        load_config(path)
+    path.write_text("ppo:\n  learning_rate: 3.0e-4\n  vf_coef: 1\n", encoding="utf-8")
+    config = load_config(path)
+    assert config.ppo.learning_rate == 3e-4 and config.ppo.vf_coef == 1.0 and isinstance(config.ppo.vf_coef, float)
+
+
+def test_several_problems_report_the_first_and_count_the_rest() -> None:
+    with pytest.raises(ConfigError, match=r"^seed: .* \(and 2 more problems\)$"):
+        config_from_dict({"seed": -1, "ppo": {"n_envs": 0}, "eval": {"games": 0}})
+
+
+@pytest.mark.parametrize("old, new", [("lr", "ppo.learning_rate"), ("lambda_", "ppo.gae_lambda"),
+                                      ("entropy_coeff", "ppo.ent_coef"), ("minibatch_size", "ppo.batch_size"),
+                                      ("num_epochs", "ppo.n_epochs"), ("iterations", "rllib.iterations"),
+                                      ("num_env_runners", "rllib.num_env_runners"), ("out", "run_dir")])
+def test_a_former_rllib_settings_key_is_refused_naming_the_key_that_replaced_it(old: str, new: str) -> None:
+    with pytest.raises(ConfigError, match=rf"^unknown key {old} \(known: .*\); .* is now {re.escape(new)}$"):
+        config_from_dict({old: 1})
+
+
+@pytest.mark.parametrize("data, message", [
+    (_set("ppo", "n_envs", 4), r"ppo\.n_envs: the rllib trainer does not read this key .*default 8"),
+    (_set("pool", "size", 3), r"pool\.size: the rllib trainer does not read"),
+    ({"total_steps": 5}, r"total_steps: the rllib trainer does not read"),
+    (_set("env", "edition", ["classic"]), r"env\.edition: the rllib trainer plays one edition"),
+    (_set("env", "edition", "all"), r"env\.edition: the rllib trainer plays one edition"),
+    (_set("env", "num_players", [2, 3]), r"env\.num_players: the rllib trainer plays one table size"),
+    ({"ppo": {"batch_size": 512}, "rllib": {"train_batch_size": 256}}, r"ppo\.batch_size: 512 is over rllib\.train"),
+    (_set("rllib", "opponents", {"snapshot": 0.0}), r"rllib\.opponents: needs a weight above 0"),
+    (_set("rllib", "opponents", {"grandmaster": 1.0}), r"rllib\.opponents: unknown agent 'grandmaster'"),
+    (_set("rllib", "opponents", {"uno_env.files:atomic_write": 1.0}), r"rllib\.opponents: .*may not import"),
+])
+def test_the_rllib_trainer_refuses_what_it_cannot_run_naming_the_key(data: dict[str, Any], message: str) -> None:
+    with pytest.raises(ConfigError, match=message):
+        config_from_dict({"trainer": "rllib", **data})
+
+
+def test_the_rllib_section_reads_the_shared_names_and_ignores_the_sb3_divisibility() -> None:
+    config = config_from_dict({"trainer": "rllib", "ppo": {"batch_size": 200, "learning_rate": 1e-4},
+                               "rllib": {"train_batch_size": 600, "iterations": 2}})
+    assert (config.ppo.batch_size, config.ppo.learning_rate, config.rllib.iterations) == (200, 1e-4, 2)
+    with pytest.raises(ConfigError, match=r"ppo\.batch_size: 200 must divide"):
+        config_from_dict({"ppo": {"batch_size": 200}})  # sb3 and batched split each rollout into equal minibatches
+
+
+def test_the_shipped_rllib_config_loads_as_trainer_rllib() -> None:
+    pytest.importorskip("pettingzoo")
+    from training.rllib.trainer import env_config, rllib_config
+
+    config = rllib_config(ROOT / "configs" / "rllib" / "self_play.yaml", ["rllib.iterations=5", 'run_dir="out"'])
+    assert (config.trainer, config.rllib.iterations, config.output_dir()) == ("rllib", 5, Path("out"))
+    assert (config.ppo.hidden, config.ppo.activation, config.env.max_turns) == ([256, 256], "relu", 2000)
+    assert env_config(config) == {"edition": "classic", "num_players": 2, "max_players": 10, "episode": "round",
+                                  "max_turns": 2000, "opponents": {"snapshot": 0.5, "rule": 0.25, "random": 0.25},
+                                  "seed": 0}
+    with pytest.raises(ConfigError, match="unknown key iterations .* is now rllib.iterations"):
+        rllib_config(None, ["iterations=5"])
+
+
+def test_uno_env_train_sends_an_rllib_config_to_its_own_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as stopped:
+        main(["--config", str(ROOT / "configs" / "rllib" / "self_play.yaml"), "--run-dir", str(tmp_path / "run")])
+    assert stopped.value.code == 2
+    assert "trainer: rllib is run by python -m training.rllib" in capsys.readouterr().err
+    assert not (tmp_path / "run").exists()
+
+
+def test_the_printed_defaults_say_what_each_key_allows() -> None:
+    text = commented_defaults()
+    comments = " ".join(line.strip().lstrip("# ") for line in text.splitlines() if line.lstrip().startswith("#"))
+    for allowed in ("Allowed: an integer in [0, 4294967295].", "Allowed: one of sb3, batched, rllib.",
+                    "Allowed: a number in (0, 1].", "Allowed: an integer in [1, 1048576]."):
+        assert allowed in comments
+    leaves = [line for line in text.splitlines() if ":" in line and not line.lstrip().startswith(("#", "- "))
+              and not line.rstrip().endswith(":")]
+    assert comments.count("Allowed:") == len(leaves) + 1  # each leaf, and eval.matchups (a list of sections)
+
+
+def test_the_refusal_shown_in_the_training_docs_is_what_the_command_prints(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    shown = "ppo.gamma: must be in (0, 1], got 1.5 (default: 0.99)"
+    assert f"uno-env train: c.yaml: {shown}" in (ROOT / "docs" / "training.md").read_text(encoding="utf-8")
+    path = tmp_path / "c.yaml"
+    path.write_text("total_steps: 64\n", encoding="utf-8")
+    with pytest.raises(SystemExit) as stopped:
+        main(["--config", str(path), "--set", "ppo.gamma=1.5", "--run-dir", str(tmp_path / "run")])
+    assert stopped.value.code == 2 and capsys.readouterr().err == f"uno-env train: {path}: {shown}\n"

@@ -1,7 +1,8 @@
 """Self-play PPO training for ``uno_env`` (needs the ``train`` extra: torch, sb3-contrib, pyyaml, ...).
 
 * ``training.cli``: ``uno-env train --config X``, dispatching on ``trainer``;
-* ``training.run.config``: YAML configs as typed models, checked strictly on load;
+* ``training.run.config``: the one config schema of every trainer (pydantic models, checked strictly on load;
+  ``training.run.schema_text`` writes its refusals and commented defaults from the fields);
 * ``training.run``: the run layer under every trainer (imports no trainer):
   ``state`` (``RunState``, what ``resume/state.json`` holds), ``rundir`` (config, checkpoints and
   their cards, the one checkpoint exporter), ``schedule`` (snapshots, evaluations, checkpoints,
@@ -13,7 +14,7 @@
   ``policy`` (input scaling, the privileged-critic policy), ``imitation`` (the warm start);
 * ``training.batched``: the batched trainer on ``uno_env.batched``: ``networks``, ``selfplay``
   (opponents, seats, rollouts), ``ppo`` (the loop and the update), ``gpu_slice`` (a run in time slices);
-* ``training.rllib``: self-play PPO on Ray RLlib (the ``rllib`` extra), same checkpoint format;
+* ``training.rllib``: self-play PPO on Ray RLlib (the ``rllib`` extra), same config schema and checkpoint format;
 * ``training.tools``: ``quickstart`` (``make demo``), ``ship``, ``plot``, ``rule_net``, ``bench``.
 
 Trained policies are played with ``agents.PPOAgent`` (numpy only).

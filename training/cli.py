@@ -26,7 +26,10 @@ BATCHED_NEEDS = ("yaml", "torch", "safetensors")  # all `trainer: batched` needs
 
 
 def runner(config: TrainConfig) -> Runner:
-    """The entry point of the trainer ``config.trainer`` names."""
+    """The entry point of the trainer ``config.trainer`` names (``rllib`` has its own command)."""
+    if config.trainer == "rllib":
+        raise ConfigError("trainer: rllib is run by python -m training.rllib --config FILE (Ray RLlib, the rllib "
+                          "extra); uno-env train runs sb3 and batched")
     if config.trainer == "batched":
         from training.batched.ppo import run_batched
 

@@ -22,7 +22,7 @@ The pieces, each usable on its own:
   they read the seat's view, which an RLModule never sees) or an ``opponent_k`` role that RLlib
   plays with a frozen snapshot of the learner.
 * ``register()``: registers ``SelfPlayEnv`` with Ray under ``ENV_NAME``.
-* ``build_config(settings)``: the ``PPOConfig``: modules ``learner`` (trained) and
+* ``build_config(config)``: the ``PPOConfig``: modules ``learner`` (trained) and
   ``snapshot_0 ... snapshot_{k-1}`` (never trained: ``policies_to_train=["learner"]``), every one
   an ``ActionMaskingTorchRLModule``; the agent-to-module mapping sends ``learner`` to the
   learner and each ``opponent_k`` to a snapshot chosen per episode. ``SnapshotCallback`` copies
@@ -32,22 +32,25 @@ The pieces, each usable on its own:
   the project's safetensors checkpoint (``agents.ppo_agent``), which ``PPOAgent``, the
   tournament harness and ``uno-env play`` load like any other.
 
-Settings (``RLlibSettings``, from a YAML file and the command line) include the env runner
-count (``num_env_runners``; 0 samples in the driver) and the cluster address (``address``:
-empty for a local Ray started by the command, ``auto`` to join the cluster of this machine,
-or ``ray://HEAD:10001``). One torch thread per process unless ``torch_threads`` says otherwise.
-The same settings and seed train the same weights (tested with one remote env runner).
+The config is a ``training.run.config.TrainConfig`` read as ``trainer: rllib``: the table from ``env``
+(one edition, one table size), PPO's settings from ``ppo`` under the names the other trainers use
+(``build_config`` says how they map onto RLlib's), and what only RLlib has from ``rllib``: the league
+(``opponents``, ``snapshots``, ``snapshot_every``), ``iterations``, the env runner count
+(``num_env_runners``; 0 samples in the driver) and the cluster address (``address``: empty for a local
+Ray started by the command, ``auto`` to join the cluster of this machine, or ``ray://HEAD:10001``).
+Output goes to the run directory (``run_dir``, else ``runs/<name>``). One torch thread per process unless
+``torch_threads`` says otherwise. The same config and seed train the same weights (tested with one remote
+env runner).
 """
 
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import json
 import os
 import time
 import zlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -58,12 +61,13 @@ import uno_env
 from agents.base import Agent
 from agents.ppo_agent import write_checkpoint
 from agents.registry import make_agent
-from uno_env.core.rules import Rules, edition_name
-from uno_env.files import NotARegularFileError, atomic_write, read_at_most
+from training.run.config import ConfigError, TrainConfig, load_config, parse_overrides
+from uno_env.files import atomic_write
 from uno_env.rllib import rllib_observation, rllib_observations, rllib_space
 
-__all__ = ["ENV_NAME", "LEARNER", "RLlibSettings", "SelfPlayEnv", "actor_tensors", "learner_weights", "build_algorithm", "build_config",
-           "export_checkpoint", "load_settings", "main", "register", "rllib_observations", "run", "train"]
+__all__ = ["ENV_NAME", "LEARNER", "SelfPlayEnv", "actor_tensors", "build_algorithm", "build_config", "env_config",
+           "export_checkpoint", "learner_weights", "main", "register", "rllib_config", "rllib_observations", "run",
+           "train"]
 
 ENV_NAME = "uno_env_self_play"
 """The name ``register()`` gives ``SelfPlayEnv`` in Ray's env registry."""
@@ -72,110 +76,19 @@ LEARNER = "learner"
 
 
 # ---------------------------------------------------------------------- settings
-@dataclasses.dataclass
-class RLlibSettings:
-    """Everything a run reads; ``configs/rllib/self_play.yaml`` sets them, ``--set key=value`` overrides one."""
-
-    edition: str = "classic"
-    """The edition played."""
-    num_players: int = 2
-    """Seats at the table (the learner plus ``num_players - 1`` opponents)."""
-    max_players: int = 10
-    """The observation is sized for this many seats (10: the size of the shipped checkpoints)."""
-    episode: str = "round"
-    """``round`` or ``game`` (see ``uno_env.uno_v0``)."""
-    max_turns: int = 2_000
-    """Decisions per episode before truncation."""
-    opponents: dict[str, float] = dataclasses.field(default_factory=lambda: {"snapshot": 0.5, "rule": 0.25,
-                                                                            "random": 0.25})
-    """Weights of what sits in each opponent seat: ``snapshot`` (a frozen past learner) or an agent spec."""
-    snapshots: int = 3
-    """Frozen snapshot modules (the league's size)."""
-    snapshot_every: int = 5
-    """Copy the learner into the oldest snapshot every this many iterations."""
-    hidden: list[int] = dataclasses.field(default_factory=lambda: [256, 256])
-    """Hidden layer widths of the actor (and, separately, the critic)."""
-    activation: str = "relu"
-    """``relu`` or ``tanh`` (what the checkpoint format can hold)."""
-    lr: float = 3e-4
-    """Adam learning rate."""
-    gamma: float = 0.99
-    """Discount."""
-    lambda_: float = 0.95
-    """GAE lambda."""
-    entropy_coeff: float = 0.01
-    """Entropy bonus."""
-    train_batch_size: int = 4_000
-    """Learner env steps per iteration (summed over env runners)."""
-    minibatch_size: int = 512
-    """SGD minibatch."""
-    num_epochs: int = 4
-    """SGD passes over each batch."""
-    iterations: int = 100
-    """Training iterations."""
-    num_env_runners: int = 0
-    """Sampling processes (Ray actors); 0 samples in the driver process."""
-    num_envs_per_env_runner: int = 1
-    """Envs stepped by each env runner."""
-    address: str = ""
-    """Ray cluster address: empty starts a local Ray; ``auto`` joins this machine's cluster."""
-    num_cpus: int = 0
-    """CPUs for a local Ray (0: all); ignored on a cluster."""
-    torch_threads: int = 1
-    """torch threads per process."""
-    seed: int = 0
-    """Seeds the envs, the opponent draws and torch."""
-    out: str = "runs/rllib"
-    """Where the exported checkpoint and the progress log go."""
-
-    def env_config(self) -> dict[str, Any]:
-        """The ``env_config`` handed to ``SelfPlayEnv``."""
-        return {"edition": self.edition, "num_players": self.num_players, "max_players": self.max_players,
-                "episode": self.episode, "max_turns": self.max_turns, "opponents": dict(self.opponents),
-                "seed": self.seed}
+def env_config(config: TrainConfig) -> dict[str, object]:
+    """The ``env_config`` handed to ``SelfPlayEnv``: the table (``env.*``), the opponent weights
+    (``rllib.opponents``) and the seed."""
+    env = config.env
+    return {"edition": env.edition, "num_players": env.num_players, "max_players": env.max_players,
+            "episode": env.episode, "max_turns": env.max_turns, "opponents": dict(config.rllib.opponents),
+            "seed": config.seed}
 
 
-def load_settings(path: str | None = None, overrides: Sequence[str] = ()) -> RLlibSettings:
-    """Settings from a YAML file and ``key=value`` overrides (YAML values); unknown keys raise ``ValueError``."""
-    from training.run.config import MAX_CONFIG_BYTES, yaml_data
-
-    data: dict[str, Any] = {}
-    if path:
-        try:
-            raw = read_at_most(Path(path), MAX_CONFIG_BYTES)
-        except NotARegularFileError as err:
-            raise ValueError(f"{path}: {err.strerror}; a settings file is a YAML file") from None
-        if raw is None:
-            raise ValueError(f"{path}: larger than {MAX_CONFIG_BYTES} bytes; a settings file is at most that")
-        loaded = yaml_data(raw.decode("utf-8"))  # aliases refused before anything is built
-        if loaded is not None and not isinstance(loaded, dict):
-            raise ValueError(f"{path}: expected a mapping of settings")
-        data.update(loaded or {})
-    for item in overrides:
-        key, sep, value = item.partition("=")
-        if not sep:
-            raise ValueError(f"--set takes key=value, got {item!r}")
-        data[key.strip()] = yaml_data(value)
-    fields = {f.name: f for f in dataclasses.fields(RLlibSettings)}
-    unknown = sorted(set(data) - set(fields))
-    if unknown:
-        raise ValueError(f"unknown setting(s) {', '.join(unknown)}; known: {', '.join(fields)}")
-    settings = RLlibSettings(**data)
-    Rules(edition=edition_name(settings.edition), num_players=settings.num_players)  # RulesError when invalid
-    if settings.activation not in ("relu", "tanh"):
-        raise ValueError(f"activation must be relu or tanh, got {settings.activation!r}")
-    if not settings.opponents or any(w < 0 for w in settings.opponents.values()) or not sum(settings.opponents.values()):
-        raise ValueError(f"opponents needs non-negative weights with a positive sum, got {settings.opponents!r}")
-    for spec in settings.opponents:
-        if spec != "snapshot":
-            make_agent(spec)  # registered names and checkpoints only: raises AgentSpecError
-    for name in ("snapshots", "snapshot_every", "iterations", "train_batch_size", "minibatch_size", "num_epochs",
-                 "num_envs_per_env_runner", "torch_threads"):
-        if getattr(settings, name) < 1:
-            raise ValueError(f"{name} must be at least 1, got {getattr(settings, name)!r}")
-    if settings.num_env_runners < 0 or settings.num_cpus < 0:
-        raise ValueError("num_env_runners and num_cpus must be at least 0")
-    return settings
+def rllib_config(path: str | Path | None = None, overrides: Sequence[str] = ()) -> TrainConfig:
+    """A ``trainer: rllib`` config from a YAML file (None: the defaults) and ``--set`` pairs (``KEY=VALUE``,
+    YAML values, dotted keys: ``rllib.iterations=5``); raises ``ConfigError`` naming the key."""
+    return load_config(path, {"trainer": "rllib", **parse_overrides(list(overrides))})
 
 
 # ---------------------------------------------------------------------- envs
@@ -190,7 +103,7 @@ class SelfPlayEnv:
     """Roles ``learner`` and ``opponent_k`` seated at random each episode (see the module docstring).
 
     Built by ``SelfPlayEnv.make(env_config)`` (a subclass of RLlib's ``MultiAgentEnv``, which
-    is only imported then). ``env_config``: ``RLlibSettings.env_config()``.
+    is only imported then). ``env_config``: ``env_config(config)``.
     """
 
     def __init__(self, config: Mapping[str, Any]) -> None:
@@ -302,8 +215,8 @@ def register() -> None:
 
 
 # ---------------------------------------------------------------------- algorithm
-def _snapshot_ids(settings: RLlibSettings) -> list[str]:
-    return [f"snapshot_{k}" for k in range(settings.snapshots)]
+def _snapshot_ids(config: TrainConfig) -> list[str]:
+    return [f"snapshot_{k}" for k in range(config.rllib.snapshots)]
 
 
 def _mapping_fn(snapshots: int) -> Any:
@@ -359,35 +272,38 @@ def _copy_learner(algorithm: Any, slots: list[str]) -> None:
     algorithm.env_runner_group.foreach_env_runner(load)
 
 
-def build_config(settings: RLlibSettings) -> Any:
-    """The ``PPOConfig`` for ``settings`` (see the module docstring)."""
+def build_config(config: TrainConfig) -> Any:
+    """The ``PPOConfig`` for ``config`` (see the module docstring). ``ppo.*`` keeps its meaning: ``learning_rate``,
+    ``gamma``, ``gae_lambda``, ``ent_coef``, ``clip_range``, ``vf_coef``, ``max_grad_norm`` (global norm),
+    ``batch_size`` and ``n_epochs`` are RLlib's ``lr``, ``gamma``, ``lambda_``, ``entropy_coeff``,
+    ``clip_param``, ``vf_loss_coeff``, ``grad_clip``, ``minibatch_size`` and ``num_epochs``."""
     from ray.rllib.algorithms.ppo import PPOConfig
     from ray.rllib.core.rl_module.default_model_config import DefaultModelConfig
     from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
     from ray.rllib.core.rl_module.rl_module import RLModuleSpec
     from ray.rllib.examples.rl_modules.classes.action_masking_rlm import ActionMaskingTorchRLModule
 
+    p, r = config.ppo, config.rllib
     callback = type("SnapshotCallback", (_callback_class(),),
-                    {"snapshots": settings.snapshots, "snapshot_every": settings.snapshot_every})
-    module_ids = [LEARNER, *_snapshot_ids(settings)]
-    model = DefaultModelConfig(fcnet_hiddens=list(settings.hidden), fcnet_activation=settings.activation,
-                               vf_share_layers=False)
+                    {"snapshots": r.snapshots, "snapshot_every": r.snapshot_every})
+    module_ids = [LEARNER, *_snapshot_ids(config)]
+    model = DefaultModelConfig(fcnet_hiddens=list(p.hidden), fcnet_activation=p.activation, vf_share_layers=False)
     return (
         PPOConfig()
-        .environment(ENV_NAME, env_config=settings.env_config())
-        .env_runners(num_env_runners=settings.num_env_runners,
-                     num_envs_per_env_runner=settings.num_envs_per_env_runner,
+        .environment(ENV_NAME, env_config=env_config(config))
+        .env_runners(num_env_runners=r.num_env_runners, num_envs_per_env_runner=r.num_envs_per_env_runner,
                      num_cpus_per_env_runner=1)
-        .multi_agent(policies=module_ids, policy_mapping_fn=_mapping_fn(settings.snapshots),
+        .multi_agent(policies=module_ids, policy_mapping_fn=_mapping_fn(r.snapshots),
                      policies_to_train=[LEARNER])
         .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs={
             module_id: RLModuleSpec(module_class=ActionMaskingTorchRLModule, model_config=model)
             for module_id in module_ids}))
-        .training(lr=settings.lr, gamma=settings.gamma, lambda_=settings.lambda_,
-                  entropy_coeff=settings.entropy_coeff, train_batch_size_per_learner=settings.train_batch_size,
-                  minibatch_size=settings.minibatch_size, num_epochs=settings.num_epochs)
+        .training(lr=p.learning_rate, gamma=p.gamma, lambda_=p.gae_lambda, entropy_coeff=p.ent_coef,
+                  clip_param=p.clip_range, vf_loss_coeff=p.vf_coef, grad_clip=p.max_grad_norm,
+                  grad_clip_by="global_norm", train_batch_size_per_learner=r.train_batch_size,
+                  minibatch_size=p.batch_size, num_epochs=p.n_epochs)
         .callbacks(callback)
-        .debugging(seed=settings.seed)
+        .debugging(seed=config.seed)
     )
 
 
@@ -421,41 +337,41 @@ def actor_tensors(weights: Mapping[str, Any]) -> tuple[dict[str, np.ndarray], li
     return tensors, [int(weight.shape[0]) for weight, _ in hidden]
 
 
-def export_checkpoint(weights: Mapping[str, Any], path: str | os.PathLike[str], settings: RLlibSettings,
+def export_checkpoint(weights: Mapping[str, Any], path: str | os.PathLike[str], config: TrainConfig,
                       steps: int) -> None:
     """Write a PPO module's actor (``learner_weights(...)``) as a project checkpoint (``agents.ppo_agent``)."""
     tensors, hidden = actor_tensors(weights)
-    meta = {"max_players": settings.max_players, "observation_size": int(tensors["obs_scale"].shape[0]),
-            "hidden": hidden, "activation": settings.activation, "editions": [settings.edition],
-            "num_players": [settings.num_players], "steps": int(steps), "seed": settings.seed,
-            "config": {"trainer": "training.rllib", **dataclasses.asdict(settings)}}
+    meta = {"max_players": config.env.max_players, "observation_size": int(tensors["obs_scale"].shape[0]),
+            "hidden": hidden, "activation": config.ppo.activation, "editions": [config.env.edition],
+            "num_players": [config.env.num_players], "steps": int(steps), "seed": config.seed,
+            "config": config.to_dict()}
     write_checkpoint(path, tensors, meta)
 
 
 # ---------------------------------------------------------------------- run
-def build_algorithm(settings: RLlibSettings) -> Any:
-    """Start (or join) Ray, register the env and build the PPO algorithm for ``settings``."""
+def build_algorithm(config: TrainConfig) -> Any:
+    """Start (or join) Ray, register the env and build the PPO algorithm for ``config``."""
     import ray
     import torch
 
-    torch.set_num_threads(settings.torch_threads)
-    torch.manual_seed(settings.seed)
+    torch.set_num_threads(config.torch_threads)
+    torch.manual_seed(config.seed)
     if not ray.is_initialized():
-        if settings.address:
-            ray.init(address=settings.address)
+        if config.rllib.address:
+            ray.init(address=config.rllib.address)
         else:
-            ray.init(num_cpus=settings.num_cpus or None)
+            ray.init(num_cpus=config.rllib.num_cpus or None)
     register()
-    return build_config(settings).build_algo()
+    return build_config(config).build_algo()
 
 
-def train(algorithm: Any, settings: RLlibSettings, *, log: Any = print) -> Path:
-    """Run ``settings.iterations`` iterations, log each, export ``<out>/learner.safetensors``; returns its path."""
-    out = Path(settings.out)
+def train(algorithm: Any, config: TrainConfig, *, log: Callable[[str], object] = print) -> Path:
+    """Run ``rllib.iterations`` iterations, log each, export ``<run dir>/learner.safetensors``; returns its path."""
+    out = config.output_dir()
     out.mkdir(parents=True, exist_ok=True)
     steps = 0
     lines: list[str] = []
-    for _ in range(settings.iterations):
+    for _ in range(config.rllib.iterations):
         start = time.perf_counter()
         result = algorithm.train()
         runners = result.get("env_runners", {})
@@ -470,16 +386,16 @@ def train(algorithm: Any, settings: RLlibSettings, *, log: Any = print) -> Path:
         lines.append(json.dumps(line) + "\n")
         atomic_write(out / "progress.jsonl", "".join(lines))
     path = out / "learner.safetensors"
-    export_checkpoint(learner_weights(algorithm), path, settings, steps)
+    export_checkpoint(learner_weights(algorithm), path, config, steps)
     log(f"exported {path} (play it: uno-env play --opponents ppo:path={path})")
     return path
 
 
-def run(settings: RLlibSettings, *, log: Any = print) -> Path:
+def run(config: TrainConfig, *, log: Callable[[str], object] = print) -> Path:
     """Build, train and export (what the command runs); returns the checkpoint's path."""
-    algorithm = build_algorithm(settings)
+    algorithm = build_algorithm(config)
     try:
-        return train(algorithm, settings, log=log)
+        return train(algorithm, config, log=log)
     finally:
         algorithm.stop()
 
@@ -487,23 +403,25 @@ def run(settings: RLlibSettings, *, log: Any = print) -> Path:
 def main(argv: Sequence[str] | None = None) -> int:
     """``python -m training.rllib``."""
     parser = argparse.ArgumentParser(prog="python -m training.rllib", description=__doc__.splitlines()[0])
-    parser.add_argument("--config", help="YAML settings file (keys: the fields of RLlibSettings)")
-    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="override one setting")
+    parser.add_argument("--config", help="YAML config (training.run.config's schema, read as trainer: rllib)")
+    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                        help="override one key, YAML value: --set rllib.iterations=5 --set ppo.learning_rate=1.0e-4")
     parser.add_argument("--num-env-runners", type=int, help="sampling processes (0: sample in the driver)")
     parser.add_argument("--address", help="Ray cluster address ('auto' joins this machine's cluster)")
     parser.add_argument("--iterations", type=int, help="training iterations")
-    parser.add_argument("--out", help="output directory (checkpoint and progress.jsonl)")
+    parser.add_argument("--out", help="output directory (checkpoint and progress.jsonl; the config's run_dir)")
     args = parser.parse_args(argv)
     overrides = list(args.set)
-    for key in ("num_env_runners", "address", "iterations", "out"):
-        value = getattr(args, key)
+    for flag, key in (("num_env_runners", "rllib.num_env_runners"), ("address", "rllib.address"),
+                      ("iterations", "rllib.iterations"), ("out", "run_dir")):
+        value = getattr(args, flag)
         if value is not None:
             overrides.append(f"{key}={json.dumps(value)}")
     try:
-        settings = load_settings(args.config, overrides)
-    except (ValueError, OSError) as err:
+        config = rllib_config(args.config, overrides)
+    except ConfigError as err:
         parser.error(str(err))
-    run(settings)
+    run(config)
     return 0
 
 

@@ -156,8 +156,8 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     from training.run.config import load_config
 
-    source = load_config(args.config).to_dict()
-    ppo, env = dict(source["ppo"]), dict(source["env"])
+    source = load_config(args.config)
+    ppo, env = source.ppo.model_dump(), source.env.model_dump()
     ppo.pop("init_from", None)
     runs: list[tuple[str, int, dict[str, Any], int]] = []  # label, players, config data, threads (0: SB3)
     for n in args.players:

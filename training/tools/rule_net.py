@@ -42,7 +42,6 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
 import argparse  # noqa: E402
-import dataclasses  # noqa: E402
 import json  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
@@ -121,7 +120,7 @@ def fit(config: TrainConfig, out: Path, show_progress: bool = True) -> dict[str,
         raise ConfigError("ppo.privileged_critic: rule_net fits no critic worth a privileged view; set it false")
     seed_everything(config.seed, config.torch_threads)
     policy = build_policy(config)
-    one_pass = dataclasses.replace(config, imitation=dataclasses.replace(config.imitation, epochs=1))
+    one_pass = config.model_copy(update={"imitation": config.imitation.model_copy(update={"epochs": 1})})
     started = time.perf_counter()
     recorded = 0.0
     decisions = rounds = 0
@@ -154,8 +153,8 @@ def agreement(agent: Any, config: TrainConfig, decisions: int, seed: int) -> tup
     over fresh rounds of the config's tables; decisions with one legal action are not counted."""
     from training.sb3.imitation import play_demonstrations
 
-    env = dataclasses.replace(config.env, skip_forced=True)
-    demos = play_demonstrations(dataclasses.replace(config, env=env), decisions, seed)
+    env = config.env.model_copy(update={"skip_forced": True})
+    demos = play_demonstrations(config.model_copy(update={"env": env}), decisions, seed)
     size = agent.metadata["observation_size"]
     chosen = agent.choose(demos.observations[:, :size].astype(np.float32), demos.masks)
     return float(np.mean(chosen == demos.actions)), len(demos)
@@ -178,8 +177,8 @@ def agreement_table(agent: Any, config: TrainConfig, decisions: int, seed: int) 
             if value != defaults[key]:
                 cells.append((first, first, size, {key: value}))
     for label, edition, num_players, rules in cells:
-        env = dataclasses.replace(config.env, edition=edition, num_players=num_players, rules=rules)
-        share, count = agreement(agent, dataclasses.replace(config, env=env), decisions, seed)
+        env = config.env.model_copy(update={"edition": edition, "num_players": num_players, "rules": rules})
+        share, count = agreement(agent, config.model_copy(update={"env": env}), decisions, seed)
         players = "as trained" if label == "all" else num_players
         rows.append({"edition": label, "num_players": players, "rules": rules, "decisions": count,
                      "agreement": share})
