@@ -29,8 +29,7 @@ from pathlib import Path  # noqa: E402
 ROOT = Path(__file__).resolve().parents[2]
 # shipped checkpoints compared with the fresh policy, when present; each plays only the table sizes it was trained for
 SHIPPED = ("classic_2p", "classic_2p_points", "classic", "classic_points", "universal")
-# what make demo took on 2 shared CPU cores (2 min 41 s at load 8 on an earlier revision, 7 min 54 s on a
-# fresh clone, both before the 2-player checkpoints joined the table): said before it starts
+# what make demo took on 2 shared CPU cores (the measured times and their load: docs/install.md): said before it starts
 EXPECTED = "about 3-9 minutes on 2 shared CPU cores"
 
 
