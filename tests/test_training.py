@@ -256,6 +256,29 @@ def test_an_interrupted_run_is_reproduced_by_training_to_its_resume_point_then_r
         assert json.loads((tmp_path / name / "resume" / "state.json").read_text())["resumed_at"] == [256]
 
 
+def test_an_sb3_run_driven_by_the_schedule_writes_one_tensorboard_stream_with_every_scalar(tmp_path: Path) -> None:
+    """Several ``learn_until`` calls (one per event) share one logger: one ``tb/tb_1`` events file, SB3's scalars
+    and ours, each series at increasing steps, the last rollout (ending at total_steps) trained on."""
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    data = _smoke_config(tmp_path / "run", total_steps=384, tensorboard=True)
+    data["eval"]["every"] = 128
+    train(config_from_dict(data))
+    tb = tmp_path / "run" / "tb"
+    assert [p.parent.name for p in tb.rglob("events.out.tfevents.*")] == ["tb_1"]
+    events = EventAccumulator(str(tb / "tb_1"))
+    events.Reload()
+    tags = set(events.Tags()["scalars"])
+    assert {"train/loss", "train/entropy_loss", "train/explained_variance", "time/fps", "eval/score",
+            "eval/classic_2p_vs_rule/win_rate", "pool/elo/learner", "pool/snapshots", "episodes/length",
+            "episodes/truncated_share"} <= tags
+    for tag in tags:
+        steps = [e.step for e in events.Scalars(tag)]
+        assert steps == sorted(set(steps)), tag
+    assert [e.step for e in events.Scalars("eval/score")] == [128, 256, 384]
+    assert [e.step for e in events.Scalars("train/loss")][-1] == 384  # the rollout ending at 384 was trained
+
+
 def test_truncation_reward_reaches_the_training_env() -> None:
     from training.sb3.pool import make_training_env  # noqa: PLC0415
 
