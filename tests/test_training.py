@@ -234,7 +234,7 @@ def test_an_interrupted_run_is_reproduced_by_training_to_its_resume_point_then_r
     def interrupting(self: Schedule, complete: bool = False) -> None:
         original(self, complete)
         if self.trainer.steps >= 200:
-            raise Interrupted  # killed right after the resume point at step 200 was written
+            raise Interrupted  # killed right after the resume point due at step 200 was written
 
     def config(name: str, total: int) -> Any:
         data = _smoke_config(tmp_path / name, total_steps=total, checkpoint_every=200)
@@ -245,14 +245,38 @@ def test_an_interrupted_run_is_reproduced_by_training_to_its_resume_point_then_r
     with pytest.raises(Interrupted):
         train(config("interrupted", 384))
     monkeypatch.setattr(Schedule, "save", original)
-    assert json.loads((tmp_path / "interrupted" / "resume" / "state.json").read_text())["steps"] == 200
+    # the checkpoint due at 200 lands at the end of the rollout that reaches it (2 envs x 64 steps: 256)
+    assert json.loads((tmp_path / "interrupted" / "resume" / "state.json").read_text())["steps"] == 256
     train(config("interrupted", 384), resume=True)
-    train(config("recipe", 200))
+    train(config("recipe", 256))
     train(config("recipe", 384), resume=True)
     weights = [read_checkpoint(tmp_path / name / "last.safetensors")[0] for name in ("interrupted", "recipe")]
     assert all(np.array_equal(weights[0][k], weights[1][k]) for k in weights[0])
     for name in ("interrupted", "recipe"):
-        assert json.loads((tmp_path / name / "resume" / "state.json").read_text())["resumed_at"] == [200]
+        assert json.loads((tmp_path / name / "resume" / "state.json").read_text())["resumed_at"] == [256]
+
+
+def test_an_sb3_run_driven_by_the_schedule_writes_one_tensorboard_stream_with_every_scalar(tmp_path: Path) -> None:
+    """Several ``learn_until`` calls (one per event) share one logger: one ``tb/tb_1`` events file, SB3's scalars
+    and ours, each series at increasing steps, the last rollout (ending at total_steps) trained on."""
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    data = _smoke_config(tmp_path / "run", total_steps=384, tensorboard=True)
+    data["eval"]["every"] = 128
+    train(config_from_dict(data))
+    tb = tmp_path / "run" / "tb"
+    assert [p.parent.name for p in tb.rglob("events.out.tfevents.*")] == ["tb_1"]
+    events = EventAccumulator(str(tb / "tb_1"))
+    events.Reload()
+    tags = set(events.Tags()["scalars"])
+    assert {"train/loss", "train/entropy_loss", "train/explained_variance", "time/fps", "eval/score",
+            "eval/classic_2p_vs_rule/win_rate", "pool/elo/learner", "pool/snapshots", "episodes/length",
+            "episodes/truncated_share"} <= tags
+    for tag in tags:
+        steps = [e.step for e in events.Scalars(tag)]
+        assert steps == sorted(set(steps)), tag
+    assert [e.step for e in events.Scalars("eval/score")] == [128, 256, 384]
+    assert [e.step for e in events.Scalars("train/loss")][-1] == 384  # the rollout ending at 384 was trained
 
 
 def test_truncation_reward_reaches_the_training_env() -> None:

@@ -345,9 +345,9 @@ def test_a_run_killed_at_any_moment_resumes_to_every_promised_file(tmp_path: Pat
     elif moment == "after pool rotation":  # the case: rotation deleted snapshots the state still listed
         data = _tiny(run_dir, total_steps=100_000)
         run = Run(tmp_path, data)
-        run.wait_for(lambda: run.state_steps() >= 256 and not (run_dir / "pool" / "snap_64.safetensors").exists(),
+        run.wait_for(lambda: run.state_steps() >= 256 and not (run_dir / "pool" / "snap_128.safetensors").exists(),
                      )
-        resume_with = {"total_steps": 768}
+        resume_with = {"total_steps": 1024}  # past the state the kill finds (512 or so)
     else:  # 700: not a checkpoint step (256, 512); the final evaluation starts after a checkpoint of its own
         data = _tiny(run_dir, total_steps=700, eval={"every": 0, "games": 10_000_000})
         run = Run(tmp_path, data)

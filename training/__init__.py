@@ -5,17 +5,18 @@
   ``training.run.schema_text`` writes its refusals and commented defaults from the fields);
 * ``training.run``: the run layer under every trainer (imports no trainer):
   ``state`` (``RunState``, what ``resume/state.json`` holds), ``rundir`` (config, checkpoints and
-  their cards, the one checkpoint exporter), ``schedule`` (snapshots, evaluations, checkpoints,
-  finish; the ``Trainer`` protocol), ``evaluation``, ``launch`` (start or resume a run),
+  their cards, the one checkpoint exporter), ``schedule`` (drives every trainer through the
+  ``Trainer`` protocol: ``learn_until`` the next snapshot, evaluation or checkpoint, then finish), ``evaluation``, ``launch`` (start or resume a run),
   ``resume`` (safetensors + JSON, no pickle), ``interrupt`` (Ctrl-C and SIGTERM), ``progress``,
   ``pool`` (the pool's ratings) and ``critic`` (the hidden cards the privileged critic reads);
-* ``training.sb3``: the SB3 trainer: ``trainer`` (MaskablePPO with a thin callback calling the
-  schedule), ``pool`` (the opponent pool and training env), ``vec_env`` (``ShardedVecEnv``),
+* ``training.sb3``: the SB3 trainer: ``trainer`` (MaskablePPO behind ``learn_until``, a thin
+  callback for statistics), ``pool`` (the opponent pool and training env), ``vec_env`` (``ShardedVecEnv``),
   ``policy`` (input scaling, the privileged-critic policy), ``imitation`` (the warm start);
 * ``training.batched``: the batched trainer on ``uno_env.batched``: ``networks``, ``selfplay``
   (opponents, seats, rollouts), ``ppo`` (the loop and the update), ``gpu_slice`` (a run in time slices);
 * ``training.rllib``: self-play PPO on Ray RLlib (the ``rllib`` extra), same config schema and checkpoint format;
-* ``training.tools``: ``quickstart`` (``make demo``), ``ship``, ``plot``, ``rule_net``, ``bench``.
+* ``training.tools``: ``quickstart`` (``make demo``), ``ship``, ``plot``, ``rule_net``, ``bench``,
+  ``export_critic`` (a batched run's privileged critic as an ``agents.critic`` file).
 
 Trained policies are played with ``agents.PPOAgent`` (numpy only).
 """

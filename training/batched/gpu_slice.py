@@ -8,8 +8,8 @@ tensorboard; no SB3, PettingZoo or Gymnasium), from the working tree::
 
 The first slice starts the run (``runs/<name>`` or ``--run-dir``); every later one resumes it from
 its last checkpoint (``training.run.resume``). After ``--seconds`` the slice stops itself as Ctrl-C
-would: the trainer writes a checkpoint of its last update and exits, so a slice loses at most the
-rollout in progress. Copy the run directory back between slices (it holds everything a resume
+would (a time budget of ``training.run.interrupt.StopRequests``): the trainer writes a checkpoint of its
+last update and exits, so a slice loses at most the rollout in progress. Copy the run directory back between slices (it holds everything a resume
 needs: ``resume/``, ``pool/``, ``best`` and ``last``). ``batched.device`` is set to ``--device``
 (default ``cuda``); the periodic evaluation plays on the machine's CPU cores (``eval.workers``).
 Nothing here depends on the repository's ``torch==2.13.0`` pin: the working tree runs with
@@ -20,10 +20,7 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import signal
 import sys
-import threading
 import time
 from pathlib import Path
 
@@ -38,10 +35,13 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--config", required=True, help="a config with trainer: batched")
     parser.add_argument("--run-dir", help="default runs/<name>")
-    parser.add_argument("--seconds", type=float, required=True, help="train for this long, then checkpoint and stop")
+    parser.add_argument("--seconds", type=float, required=True,
+                        help="train for this long (from set-up on), then checkpoint and stop")
     parser.add_argument("--device", default="cuda")
     parser.add_argument("--total-steps", type=int, help="override total_steps")
     args = parser.parse_args(argv)
+    if not args.seconds > 0:
+        parser.error(f"--seconds {args.seconds}: a slice trains for a positive number of seconds")
     import torch
 
     if args.device.startswith("cuda") and not torch.cuda.is_available():
@@ -61,16 +61,11 @@ def main(argv: list[str] | None = None) -> None:
         raise SystemExit(f"gpu_slice: {args.config} has trainer {config.trainer!r}; a GPU slice runs trainer: batched")
     before = json.loads((run_dir / "resume" / "state.json").read_text())["steps"] if resume else 0
     started = time.perf_counter()
-    timer = threading.Timer(args.seconds, lambda: os.kill(os.getpid(), signal.SIGINT))
-    timer.daemon = True
-    timer.start()
     try:
-        launch(config, run_batched, resume=resume)
+        launch(config, run_batched, resume=resume, seconds=args.seconds)
         outcome = "complete"
     except TrainingInterrupted as stopped:
         outcome = f"stopped at step {stopped.steps} (checkpoint written); run the same command to continue"
-    finally:
-        timer.cancel()
     state = json.loads((run_dir / "resume" / "state.json").read_text())
     seconds = time.perf_counter() - started
     print(f"gpu_slice: {run_dir} {outcome}; {state['steps'] - before:,} learner steps in {seconds:.0f} s "

@@ -66,7 +66,7 @@ class Mlp(nn.Module):
 def sparse_linear(layer: nn.Linear, x: torch.Tensor, scale: torch.Tensor) -> torch.Tensor:
     """``layer(x * scale)`` computed from ``x``'s non-zero entries: per row, the sum of the weight columns they
     select, each times its scaled value (``embedding_bag``). An observation has about 4% non-zero entries, so on a CPU this
-    is about 2.5x faster than the dense product, forward and backward, for the same function. Dense inputs
+    is faster than the dense product, forward and backward, for the same function (measured: ``docs/speed.md``). Dense inputs
     (more than ``SPARSE_SHARE`` non-zero) and other devices use the dense product."""
     if x.device.type != "cpu" or x.shape[0] == 0 or int(torch.count_nonzero(x)) > SPARSE_SHARE * x.numel():
         return layer(x * scale)  # type: ignore[no-any-return]

@@ -7,8 +7,10 @@ imports torch, numpy, pyyaml and safetensors only (plus ``agents`` for the CPU e
 it runs from a working tree on a bare GPU machine.
 
 It reads top to bottom, CleanRL style: the networks; the opponents; the hidden cards for the
-privileged critic; the tables; then ``run_batched``: seeding, set-up (or resume), and the loop
-(rollout -> advantages -> PPO epochs -> snapshots, evaluation, checkpoints).
+privileged critic; the tables (``training.batched.selfplay``); then ``Learner``, whose ``learn_until``
+is the loop (rollout -> advantages -> PPO epochs) and ``run_batched``: seeding, set-up (or resume), and the
+run's schedule (``training.run.schedule``), which calls ``learn_until`` up to each snapshot, evaluation and
+checkpoint.
 
 What a run does, in the terms of ``training.run.config`` (the SB3 trainer's keys mean the same):
 
@@ -45,7 +47,8 @@ What a run does, in the terms of ``training.run.config`` (the SB3 trainer's keys
   orthogonal initialisation), so the settings of a config mean what they mean for MaskablePPO.
   ``batched.value_warmup_steps``: the first learner steps train the critic only.
 * **Stopping.** A run stops after the update that reaches ``total_steps`` (so it may pass it by
-  less than one rollout); checkpoints fall on update boundaries.
+  less than one rollout); snapshots, evaluations and checkpoints fall on update boundaries (the first
+  at or after their step).
 
 Outputs are the SB3 trainer's (``training.cli``'s docstring): ``config.yaml``, ``last`` and
 ``best`` checkpoints in the ``agents.ppo_agent`` format with their cards, ``pool/snap_<steps>``,
@@ -60,14 +63,14 @@ envs are), so an unbroken run and a resumed one differ after the resume point; a
 reproduces a run on the same device (tested).
 
 Why it is built this way (TorchRL not used, sparse first layers on a CPU, float32 by default) and
-what was measured: ``docs/incoming/a_train.md`` (for the speed page).
+what was measured: ``docs/speed.md`` ("The batched trainer's design choices") and ``docs/training.md``.
 """
 
 from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 import torch
@@ -84,32 +87,97 @@ from training.batched.networks import (
 from training.batched.selfplay import Rollout, SelfPlay
 from training.run.config import TrainConfig
 from training.run.interrupt import StopRequests
-from training.run.launch import Saved, resumed_state
+from training.run.launch import Saved, starting_state
 from training.run.progress import Progress
 from training.run.resume import capture, restore
 from training.run.rundir import export_checkpoint, snapshot_path
-from training.run.schedule import Schedule
+from training.run.schedule import drive
 from training.run.state import Counters, JsonObject, RunState
+
+if TYPE_CHECKING:
+    from torch.utils.tensorboard import SummaryWriter
 
 LOG_EVERY_SECONDS = 60.0  # a progress line with the rollout's statistics at most this often
 
 
-# ====================================================================== the learner's state
+# ====================================================================== the learner
 class Learner:
-    """``training.run.schedule.Trainer`` over the batched trainer's networks, optimizer and pool."""
+    """``training.run.schedule.Trainer`` over the batched trainer's networks, optimizer and self-play tables.
+
+    ``learn_until`` runs rollout -> advantages -> PPO epochs until the step count reaches its target; a stop
+    request drops the rollout in progress.
+    """
 
     def __init__(self, config: TrainConfig, device: torch.device, run_dir: Path) -> None:
-        self.config, self.run_dir = config, run_dir
+        self.config, self.run_dir, self.device = config, run_dir, device
         self.model = ActorCritic(config).to(device)  # (moves the parameters Adam holds, in place)
         self.num_timesteps = 0
         self.updates = 0
         self.episodes = 0
         self.play: SelfPlay | None = None
-        self.writer: Any = None
+        self.generator: torch.Generator | None = None
+        self.buffer: Rollout | None = None
+        self.writer: SummaryWriter | None = None
+        self._last_line = time.perf_counter()
+
+    def start(self, state: RunState) -> None:
+        """Set up the tables and the pool for a run at ``state``: seeded from the seed and the step, snapshots
+        read back from the run directory."""
+        from agents.ppo_agent import read_checkpoint
+
+        config, device = self.config, self.device
+        run_seed = int(np.random.SeedSequence([config.seed, state.steps]).generate_state(1)[0])
+        self.generator = torch.Generator(device=device).manual_seed(run_seed)
+        play = self.play = SelfPlay(config, device, run_seed, self.generator, lambda: self.num_timesteps)
+        for name in state.snapshots:
+            tensors, meta = read_checkpoint(snapshot_path(self.run_dir, name))
+            play.add_snapshot(name, actor_from_tensors(tensors, meta, device), config.pool.size)
+        rollout_size = config.ppo.n_envs * config.ppo.n_steps
+        self.buffer = Rollout.empty(rollout_size + config.batched.num_tables, play.obs_size, play.hidden_size, device)
+        if config.tensorboard:
+            from torch.utils.tensorboard import SummaryWriter
+
+            self.writer = SummaryWriter(str(self.run_dir / "tb"))
+
+    def close(self) -> None:
+        """Flush and close TensorBoard's writer."""
+        if self.writer is not None:
+            self.writer.close()
+            self.writer = None
 
     @property
     def steps(self) -> int:
         return self.num_timesteps
+
+    def learn_until(self, target: int, stop: StopRequests, progress: Progress) -> None:
+        assert self.play is not None and self.generator is not None and self.buffer is not None, "start() first"
+        p, play, model, buffer = self.config.ppo, self.play, self.model, self.buffer
+        while self.num_timesteps < target:
+            play.drop_unused_kinds()
+            started = time.perf_counter()
+            steps = play.rollout(model, buffer, p.n_envs * p.n_steps, stop)
+            if steps is None:  # a stop request: the rollout in progress is dropped
+                return
+            n = buffer.size
+            with torch.no_grad():
+                advantages = gae(torch.stack(steps.slots), torch.stack(steps.rewards), torch.stack(steps.dones),
+                                 torch.stack(steps.bootstraps), buffer.values[:n], play.last_values(model),
+                                 p.gamma, p.gae_lambda)
+                returns = advantages + buffer.values[:n]
+            rollout_seconds = time.perf_counter() - started
+            self.num_timesteps += n
+            metrics = ppo_update(model, buffer, advantages, returns, n, self.config, self.generator,
+                                 policy_on=self.num_timesteps > self.config.batched.value_warmup_steps)
+            self.updates += p.n_epochs
+            elapsed = time.perf_counter() - started
+            scalars = {**metrics, **play.statistics(), "time/steps_per_second": n / elapsed,
+                       "time/rollout_share": rollout_seconds / elapsed, "pool/snapshots": len(play.snapshot_ids)}
+            self.episodes += int(scalars["episodes/count"])
+            self.log_scalars(scalars)
+            progress.update(self.num_timesteps)
+            if time.perf_counter() - self._last_line >= LOG_EVERY_SECONDS:
+                self._last_line = time.perf_counter()
+                progress.log(_line(self.num_timesteps, scalars))
 
     def export(self, path: Path) -> None:
         export_checkpoint(path, actor_tensors(self.model.actor), self.config, self.num_timesteps)
@@ -127,13 +195,21 @@ class Learner:
         self.updates, self.episodes = state.counters.n_updates, state.counters.episode_num
 
     def add_snapshot(self, name: str, path: Path, dropped: list[str]) -> None:
-        assert self.play is not None
+        assert self.play is not None, "start() first"
         self.play.add_snapshot(name, self.model.actor, self.config.pool.size)
 
     def log_scalars(self, scalars: dict[str, float]) -> None:
         if self.writer is not None:
             for key, value in scalars.items():
                 self.writer.add_scalar(key, value, self.num_timesteps)
+
+
+def _line(steps: int, scalars: dict[str, float]) -> str:
+    """The progress line with a rollout's statistics."""
+    won = scalars.get("rollout/learner_win_rate")
+    won_text = "" if won is None else f"learner won {100 * won:.1f}% of {scalars['episodes/count']:.0f} episodes, "
+    return (f"[train] step {steps:,}: {scalars['time/steps_per_second']:.0f} steps/s, {won_text}entropy "
+            f"{scalars['train/entropy']:.3f}, explained variance {scalars['train/explained_variance']:.2f}")
 
 
 def gae(slots: torch.Tensor, rewards: torch.Tensor, dones: torch.Tensor, bootstraps: torch.Tensor,
@@ -173,76 +249,19 @@ def run_batched(config: TrainConfig, run_dir: Path, saved: Saved | None, stop: S
     ``TrainingInterrupted`` after a Ctrl-C or SIGTERM, once the checkpoint is written."""
     from agents.ppo_agent import read_checkpoint
 
-    p, pool = config.ppo, config.pool
     # ---- seeding: everything random derives from config.seed (a resume reseeds from the seed and the step)
     torch.set_num_threads(config.torch_threads)
     torch.manual_seed(config.seed)
-    device = torch.device(config.batched.device)
-    learner = Learner(config, device, run_dir)
-    model = learner.model
-    if saved is not None:
-        state, tensors = saved
-        learner.load(tensors, state)
-        state = resumed_state(config, run_dir, state)
-    else:
-        state = RunState.fresh(config)
-        if p.init_from:  # the actor starts from a checkpoint's weights; the critic starts fresh
-            load_actor_tensors(model.actor, read_checkpoint(p.init_from)[0])
-    run_seed = int(np.random.SeedSequence([config.seed, state.steps]).generate_state(1)[0])
-    generator = torch.Generator(device=device).manual_seed(run_seed)
-    play = learner.play = SelfPlay(config, device, run_seed, generator, lambda: learner.num_timesteps)
-    for name in state.snapshots:
-        tensors_, meta_ = read_checkpoint(snapshot_path(run_dir, name))
-        play.add_snapshot(name, actor_from_tensors(tensors_, meta_, device), pool.size)
-    if config.tensorboard:
-        from torch.utils.tensorboard import SummaryWriter
-
-        learner.writer = SummaryWriter(str(run_dir / "tb"))
-
-    # ---- the loop: rollout -> advantages -> PPO epochs -> snapshots, evaluation, checkpoints (the schedule)
-    rollout_size = p.n_envs * p.n_steps
-    buffer = Rollout.empty(rollout_size + config.batched.num_tables, play.obs_size, play.hidden_size, device)
-    last_line = time.perf_counter()
-    with Progress("[train]", config.total_steps, "steps", enabled=show, start=learner.steps) as progress:
-        schedule = Schedule(config, run_dir, state, learner, stop, progress)
-        if saved is None:
-            schedule.save()
-        while learner.num_timesteps < config.total_steps:
-            started = time.perf_counter()
-            steps = play.rollout(model, buffer, rollout_size, stop)
-            if steps is None:  # a stop request: the rollout in progress is dropped
-                schedule.stop_now()
-                break
-            n = buffer.size
-            with torch.no_grad():
-                advantages = gae(torch.stack(steps.slots), torch.stack(steps.rewards), torch.stack(steps.dones),
-                                 torch.stack(steps.bootstraps), buffer.values[:n], play.last_values(model),
-                                 p.gamma, p.gae_lambda)
-                returns = advantages + buffer.values[:n]
-            rollout_seconds = time.perf_counter() - started
-            learner.num_timesteps += n
-            metrics = ppo_update(model, buffer, advantages, returns, n, config, generator,
-                                 policy_on=learner.num_timesteps > config.batched.value_warmup_steps)
-            learner.updates += p.n_epochs
-            elapsed = time.perf_counter() - started
-            scalars = {**metrics, **play.statistics(), "time/steps_per_second": n / elapsed,
-                       "time/rollout_share": rollout_seconds / elapsed, "pool/snapshots": len(state.snapshots)}
-            learner.episodes += int(scalars["episodes/count"])
-            learner.log_scalars(scalars)
-            if time.perf_counter() - last_line >= LOG_EVERY_SECONDS:
-                last_line = time.perf_counter()
-                won = scalars.get("rollout/learner_win_rate")
-                won_text = "" if won is None else f"learner won {100 * won:.1f}% of {scalars['episodes/count']:.0f} episodes, "
-                progress.log(f"[train] step {learner.num_timesteps:,}: {scalars['time/steps_per_second']:.0f} steps/s, "
-                             f"{won_text}entropy {metrics['train/entropy']:.3f}, explained variance "
-                             f"{metrics['train/explained_variance']:.2f}")
-            if not schedule.after_steps():
-                break
-            play.drop_unused_kinds()
-        schedule.finish()
-        if learner.writer is not None:
-            learner.writer.close()
-        schedule.raise_if_interrupted()
+    learner = Learner(config, torch.device(config.batched.device), run_dir)
+    state = starting_state(config, run_dir, saved, learner)
+    if saved is None and config.ppo.init_from:  # the actor starts from a checkpoint's weights; the critic starts fresh
+        load_actor_tensors(learner.model.actor, read_checkpoint(config.ppo.init_from)[0])
+    learner.start(state)
+    # ---- the loop (training.run.schedule): rollouts and updates to the next event, then the event
+    try:
+        drive(config, run_dir, state, learner, stop, show, fresh=saved is None)
+    finally:
+        learner.close()
 
 
 def ppo_update(model: ActorCritic, buffer: Rollout, advantages: torch.Tensor, returns: torch.Tensor, n: int,

@@ -18,13 +18,17 @@ from training.run.state import RunState
 if TYPE_CHECKING:
     import torch
 
+    from training.run.schedule import Trainer
+
 Saved = tuple[RunState, dict[str, "torch.Tensor"]]
 Runner = Callable[[TrainConfig, Path, "Saved | None", StopRequests, bool], None]
 """A trainer's entry point: ``(config, run_dir, saved, stop, show_progress)``; raises ``TrainingInterrupted``."""
 
 
-def launch(config: TrainConfig, runner: Runner, resume: bool = False, progress_bar: bool | None = None) -> Path:
-    """Train (or continue) the run ``config`` describes with ``runner``; returns its directory.
+def launch(config: TrainConfig, runner: Runner, resume: bool = False, progress_bar: bool | None = None,
+           seconds: float | None = None) -> Path:
+    """Train (or continue) the run ``config`` describes with ``runner``; returns its directory. ``seconds``: a time
+    budget, spent like a Ctrl-C (``training.run.interrupt``).
 
     Raises ``TrainingInterrupted`` after a Ctrl-C or SIGTERM, once the checkpoint is written;
     ``ResumeError`` for a run directory that cannot be resumed; ``FileExistsError`` for a fresh
@@ -50,7 +54,7 @@ def launch(config: TrainConfig, runner: Runner, resume: bool = False, progress_b
         check_init_from(config)  # a fresh start (also a --resume with nothing saved) reads ppo.init_from
         run_dir.mkdir(parents=True, exist_ok=True)
         write_config(run_dir, config)  # a resume writes it once its state is loaded: a refused one changes nothing
-    with StopRequests() as stop:
+    with StopRequests(seconds) as stop:
         try:
             runner(config, run_dir, saved, stop, show)
         except TrainingInterrupted as stopped:
@@ -73,3 +77,13 @@ def resumed_state(config: TrainConfig, run_dir: Path, state: RunState) -> RunSta
             state.resumed_at.append(state.steps)  # how to reproduce: training.tools.ship
         state.complete = False
     return state
+
+
+def starting_state(config: TrainConfig, run_dir: Path, saved: Saved | None, trainer: Trainer) -> RunState:
+    """The state a run starts from: a fresh one, or the saved one loaded into ``trainer`` (``Trainer.load``) and
+    continued (``resumed_state``)."""
+    if saved is None:
+        return RunState.fresh(config)
+    state, tensors = saved
+    trainer.load(tensors, state)
+    return resumed_state(config, run_dir, state)

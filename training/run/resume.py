@@ -36,7 +36,7 @@ import random
 import re
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import numpy as np
 
@@ -283,7 +283,7 @@ def _check_checkpoints(state: dict[str, Any], run_dir: Path) -> None:
                               f"checkpoint: {err}") from None
 
 
-def _refuse_constant(name: str) -> Any:
+def _refuse_constant(name: str) -> NoReturn:
     raise ValueError(f"{name} is not a number a resume state holds")
 
 
@@ -357,5 +357,5 @@ def _check_rng(rng: dict[str, Any], fail: Callable[[str], ResumeError]) -> None:
         raise fail("rng.numpy is not a state of numpy's global generator")
 
 
-def _finite(value: Any) -> bool:
+def _finite(value: object) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)

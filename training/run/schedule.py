@@ -1,8 +1,13 @@
-"""The run's schedule, the one copy for every trainer: snapshots, evaluations, checkpoints, stop requests, finish.
+"""The run's schedule, the one copy for every trainer: it drives the trainer, takes snapshots, evaluations and
+checkpoints, honours stop requests, and finishes the run.
 
-A trainer owns its loop (SB3's ``learn`` with a thin callback, the batched rollout loop) and
-calls ``Schedule.after_steps`` whenever its step count moved, then ``Schedule.finish`` at the
-end. The schedule reaches the trainer only through ``Trainer``.
+``Schedule.run`` owns the loop: the next due event (snapshot, evaluation, checkpoint or the end of the
+run) is the target of ``Trainer.learn_until``; when that returns, the events that are due are taken,
+then a stop request (Ctrl-C, SIGTERM, a time budget: ``training.run.interrupt``) ends the run with a
+checkpoint; at ``total_steps`` the run finishes (the final evaluation and the complete resume state).
+A trainer learns in its own units (SB3's rollouts, the batched trainer's rollouts and updates), so an
+event lands on the first unit boundary at or after its step. The schedule reaches the trainer only
+through ``Trainer``, and no trainer imports another (``tests/test_layers.py``).
 """
 
 from __future__ import annotations
@@ -25,17 +30,26 @@ if TYPE_CHECKING:
 
 
 class Trainer(Protocol):
-    """What the schedule needs of a trainer."""
+    """What the schedule needs of a trainer: learn to a step, export the actor, hand over and take back its state."""
 
     @property
     def steps(self) -> int:
         """Learner steps trained so far."""
+
+    def learn_until(self, target: int, stop: StopRequests, progress: Progress) -> None:
+        """Train until ``steps >= target`` (at the end of the first unit of training that reaches it), never past
+        ``total_steps``; return sooner once ``stop.requested`` (the work in progress may be dropped).
+        ``progress.update``/``progress.log`` report on the way."""
 
     def export(self, path: Path) -> None:
         """Write the actor to ``path`` in the checkpoint format (``training.run.rundir.export_checkpoint``)."""
 
     def tensors(self) -> tuple[dict[str, torch.Tensor], JsonObject]:
         """The resume tensors and the generator states (``training.run.resume.capture``)."""
+
+    def load(self, tensors: dict[str, torch.Tensor], state: RunState) -> None:
+        """Continue from a resume state: ``tensors()``'s output, the step, ``state.counters`` and ``state.rng``
+        (``training.run.resume.restore``)."""
 
     def counters(self) -> Counters:
         """The trainer's counters, saved with the resume state."""
@@ -57,6 +71,27 @@ class Schedule:
         self.interrupted = False
         self.last_evaluation: JsonObject | None = None
 
+    def run(self, fresh: bool) -> None:
+        """Train to ``total_steps`` through ``Trainer.learn_until`` (see the module docstring), then finish; a fresh
+        run writes its step-0 checkpoint first. Raises ``TrainingInterrupted`` once a stop request ended the run
+        (its checkpoint written)."""
+        if fresh:  # step 0: an interruption from here on resumes after the warm start
+            self.save()
+        self.stop.check()
+        total = self.config.total_steps
+        while True:
+            self.trainer.learn_until(self.next_target(), self.stop, self.progress)
+            if not self.after_steps() or self.trainer.steps >= total:
+                break
+        self.finish()
+        self.raise_if_interrupted()
+
+    def next_target(self) -> int:
+        """The step of the next due event: snapshot, periodic evaluation, checkpoint or the end of the run."""
+        s, c = self.state, self.config
+        events = [s.next_snapshot, s.next_checkpoint, c.total_steps] + ([s.next_eval] if c.eval.every else [])
+        return min(events)
+
     def after_steps(self) -> bool:
         """Take the snapshot, evaluation and checkpoint that are due; False once the run must stop
         (a stop request: a checkpoint is written first)."""
@@ -70,8 +105,8 @@ class Schedule:
                 return False
             s.next_eval = steps + c.eval.every
         if steps >= s.next_checkpoint:
+            s.next_checkpoint = steps + c.checkpoint_every  # first: the saved state does not ask for it again
             self.save()
-            s.next_checkpoint = steps + c.checkpoint_every
         self.progress.update(steps)
         if self.stop.requested:
             self.stop_now()
@@ -160,3 +195,11 @@ class Schedule:
             raise RunWriteError(f"{self.run_dir}: a write failed at step {self.trainer.steps} ({err}); every file "
                                 "is written to a temporary name first, so the last checkpoint is intact. Free some "
                                 "space, then continue with --resume") from None
+
+
+def drive(config: TrainConfig, run_dir: Path, state: RunState, trainer: Trainer, stop: StopRequests, show: bool,
+          fresh: bool) -> None:
+    """Run ``trainer`` to ``config.total_steps`` under a ``Schedule`` with the ``[train]`` progress (a resumed run
+    counts on from its step); raises ``TrainingInterrupted`` once a stop request ended it."""
+    with Progress("[train]", config.total_steps, "steps", enabled=show, start=trainer.steps) as progress:
+        Schedule(config, run_dir, state, trainer, stop, progress).run(fresh)

@@ -1,10 +1,11 @@
 """The SB3 trainer (``trainer: sb3``): ``uno-env train --config configs/universal.yaml`` (``training.cli``).
 
-Reads top to bottom: seeding -> envs -> model -> callback -> learn. The learner is
+Reads top to bottom: seeding -> envs -> model -> the trainer -> the schedule. The learner is
 sb3-contrib's MaskablePPO over ``SingleAgentEnv``; every other seat is drawn per episode
 from a pool of baselines and frozen snapshots of the learner (``training.sb3.pool``). The run
-around it (snapshots, evaluations, checkpoints, resume) is ``training.run.schedule``, called
-from a thin SB3 callback.
+around it (snapshots, evaluations, checkpoints, resume) is ``training.run.schedule``, which drives
+``Sb3Trainer.learn_until`` (``model.learn`` to the next event; a thin callback feeds the ratings and
+statistics and ends ``learn`` early only for a stop request or ``total_steps``).
 
 A run directory (``runs/<name>`` by default) holds:
 
@@ -31,8 +32,8 @@ the directory is put back as it was at that checkpoint (later ``evals.jsonl`` li
 ``best``, later snapshots removed), and a run killed during its final evaluation does that
 evaluation (no step lost). The closing ``run complete in ...`` lists only files that exist.
 
-**Ctrl-C or SIGTERM** (``training.run.interrupt``) writes a checkpoint at once (within one PPO
-update; an evaluation or the warm start is abandoned on the spot) and prints
+**Ctrl-C or SIGTERM** (``training.run.interrupt``) writes a checkpoint at once (at the next env step, or
+after the update of a rollout that step completes; an evaluation or the warm start is abandoned on the spot) and prints
 ``interrupted at step S; resume with: uno-env train --resume runs/<name>``, no traceback; the exit
 status is 130 (143 for SIGTERM). Resuming a run stopped before its first checkpoint (during the
 warm start) starts it again from its ``config.yaml``.
@@ -41,8 +42,9 @@ warm start) starts it again from its ``config.yaml``.
 teacher's decisions, fitting them, PPO steps, each evaluation matchup) shows a bar on a
 terminal and plain lines otherwise (``--no-progress``: none).
 
-A run stops at exactly ``total_steps`` learner steps (mid-rollout if need be; that partial
-rollout is not trained on), so ``--total-steps S`` ends where an interrupted run's resume point
+Snapshots, evaluations and checkpoints fall at the end of the first rollout at or after their step
+(``ppo.n_envs * ppo.n_steps`` learner steps each). A run stops at exactly ``total_steps`` learner steps
+(mid-rollout if need be; that partial rollout is not trained on, a rollout that ends there is), so ``--total-steps S`` ends where an interrupted run's resume point
 at step S stands, and a resumed run is reproduced by ``uno-env train --config X --total-steps S``
 then ``uno-env train --resume runs/<name> --total-steps N`` (``state.json`` lists the
 ``resumed_at`` steps; ``training.tools.ship`` writes the commands into a shipped checkpoint's config).
@@ -68,12 +70,12 @@ import numpy as np  # noqa: E402
 
 from training.run.config import TrainConfig, config_from_dict  # noqa: E402
 from training.run.interrupt import StopRequests  # noqa: E402
-from training.run.launch import Saved, resumed_state  # noqa: E402
+from training.run.launch import Saved, starting_state  # noqa: E402
 from training.run.pool import Outcome, update_ratings  # noqa: E402
 from training.run.progress import Progress  # noqa: E402
 from training.run.resume import capture, restore  # noqa: E402
 from training.run.rundir import export_checkpoint, snapshot_path  # noqa: E402
-from training.run.schedule import Schedule  # noqa: E402
+from training.run.schedule import drive  # noqa: E402
 from training.run.state import Counters, JsonObject, RunState  # noqa: E402
 
 if TYPE_CHECKING:
@@ -143,17 +145,43 @@ def build_model(config: TrainConfig, venv: VecEnv, run_dir: Path) -> MaskablePPO
 
 
 class Sb3Trainer:
-    """``training.run.schedule.Trainer`` over a MaskablePPO model and its envs."""
+    """``training.run.schedule.Trainer`` over a MaskablePPO model and its envs.
 
-    def __init__(self, config: TrainConfig, model: MaskablePPO, run_dir: Path) -> None:
+    ``learn_until`` calls ``model.learn`` to the target (``reset_num_timesteps=False``), so SB3 stops at the end
+    of the first rollout that reaches it and no collected step is thrown away; only a stop request or
+    ``total_steps`` ends a rollout early (that partial rollout is not trained on). The logger is configured once,
+    so TensorBoard gets one event stream however many calls a run makes.
+    """
+
+    def __init__(self, config: TrainConfig, model: MaskablePPO, run_dir: Path, fresh: bool) -> None:
+        from stable_baselines3.common.utils import configure_logger
+
         self.config, self.model, self.run_dir = config, model, run_dir
         self.recent: dict[str, deque[float]] = defaultdict(lambda: deque(maxlen=500))
         self._last_pool: tuple[list[tuple[str, str]], bool] | None = None
-        self.snapshots: list[str] = []
+        self.state = RunState.fresh(config)  # the run's state, set once the run starts (``starting_state``)
+        self._imitation_logged = False
+        self.stop: StopRequests | None = None  # the current learn_until's, read by the callback
+        self.progress: Progress | None = None
+        # where SB3's learn(reset_num_timesteps=fresh) would log: tb/tb_<n+1> for a fresh run, tb/tb_<n> on resume
+        model.set_logger(configure_logger(model.verbose, model.tensorboard_log, "tb", reset_num_timesteps=fresh))
+        self.callback = _callback(self)
 
     @property
     def steps(self) -> int:
         return int(self.model.num_timesteps)
+
+    def learn_until(self, target: int, stop: StopRequests, progress: Progress) -> None:
+        if self.steps >= target:
+            return
+        self.push_pool()
+        if not self._imitation_logged:
+            for key, value in self.state.imitation.items():
+                self.model.logger.record(f"imitation/{key}", value)
+            self._imitation_logged = True
+        self.stop, self.progress = stop, progress
+        self.model.learn(total_timesteps=target - self.steps, callback=self.callback, reset_num_timesteps=False,
+                         tb_log_name="tb", progress_bar=False)
 
     def export(self, path: Path) -> None:
         from training.sb3.policy import policy_tensors
@@ -181,7 +209,7 @@ class Sb3Trainer:
     def push_pool(self) -> None:
         """Hand the envs the pool's snapshots (and whether self-play has begun), when that changed."""
         self_play = self.steps >= self.config.pool.baseline_only_steps
-        pool = [(name, str(snapshot_path(self.run_dir, name))) for name in self.snapshots]
+        pool = [(name, str(snapshot_path(self.run_dir, name))) for name in self.state.snapshots]
         if (pool, self_play) != self._last_pool:
             self.model.get_env().env_method("set_pool", pool, self_play)  # type: ignore[union-attr]
             self._last_pool = (pool, self_play)
@@ -192,41 +220,43 @@ class Sb3Trainer:
         self.model.logger.dump(self.steps)
 
 
-def _callback(trainer: Sb3Trainer, schedule: Schedule, state: RunState) -> BaseCallback:
+def _callback(trainer: Sb3Trainer) -> BaseCallback:
+    """The SB3 callback of ``trainer``: episode outcomes to the ratings and statistics, progress, and stopping."""
     from stable_baselines3.common.callbacks import BaseCallback
 
-    class ScheduleCallback(BaseCallback):
-        """Feeds finished episodes to the ratings and statistics, and calls the schedule after every env step."""
+    class StatisticsCallback(BaseCallback):
+        """Feeds finished episodes to the ratings and statistics, reports progress, and ends ``learn`` early only for a
+        stop request or at ``total_steps``."""
 
         def __init__(self) -> None:
             super().__init__()
             self.lengths: deque[int] = deque(maxlen=500)
             self.truncated: deque[float] = deque(maxlen=500)
 
-        def _on_training_start(self) -> None:
-            trainer.push_pool()
-            for key, value in state.imitation.items():
-                self.logger.record(f"imitation/{key}", value)
-
         def _on_step(self) -> bool:
             for info in self.locals.get("infos", []):
                 outcome = info.get("outcome")
                 if outcome is not None:
                     self._record(outcome)
-            if not schedule.after_steps():
-                return False
-            trainer.push_pool()
-            return trainer.steps < trainer.config.total_steps  # stop at exactly total_steps
+            if trainer.progress is not None:
+                trainer.progress.update(trainer.steps)
+            ending = (trainer.stop is not None and trainer.stop.requested) or trainer.steps >= trainer.config.total_steps
+            if not ending:
+                return True
+            # A stop request or total_steps ends learn() at this step (the schedule writes its checkpoint), except
+            # that a rollout this step completes is trained on first (a one-step rollout is dropped, as any other).
+            return bool(0 < self.locals["n_steps"] == self.locals["n_rollout_steps"] - 1)
 
         def _record(self, outcome: Outcome) -> None:
             won = 1.0 if outcome["won"] else 0.0
             self.lengths.append(outcome["length"])
             self.truncated.append(1.0 if outcome["truncated"] else 0.0)
             trainer.recent[f"table/{outcome['edition']}_{outcome['num_players']}p"].append(won)
-            for name in update_ratings(state.elo, outcome, trainer.config.pool.baselines):
+            for name in update_ratings(trainer.state.elo, outcome, trainer.config.pool.baselines):
                 trainer.recent[f"vs/{name}"].append(won)
 
         def _on_rollout_end(self) -> None:
+            state = trainer.state
             for key, values in trainer.recent.items():
                 if values:
                     self.logger.record(f"pool/win_rate_{key}", float(np.mean(values)))
@@ -237,10 +267,7 @@ def _callback(trainer: Sb3Trainer, schedule: Schedule, state: RunState) -> BaseC
                 self.logger.record("episodes/truncated_share", float(np.mean(self.truncated)))
             self.logger.record("pool/snapshots", len(state.snapshots))
 
-        def _on_training_end(self) -> None:
-            schedule.finish()
-
-    return ScheduleCallback()
+    return StatisticsCallback()
 
 
 # ---------------------------------------------------------------------- the run
@@ -254,15 +281,12 @@ def run_sb3(config: TrainConfig, run_dir: Path, saved: Saved | None, stop: StopR
     try:
         stop.check()
         model = build_model(config, venv, run_dir)
-        trainer = Sb3Trainer(config, model, run_dir)
+        trainer = Sb3Trainer(config, model, run_dir, fresh=saved is None)
         stop.check()
+        state = trainer.state = starting_state(config, run_dir, saved, trainer)
         if saved is not None:
-            state, tensors = saved
-            trainer.load(tensors, state)
-            state = resumed_state(config, run_dir, state)
             venv.seed(config.seed + state.steps)  # fresh episodes, still derived from the seed
         else:
-            state = RunState.fresh(config)
             if config.ppo.init_from:  # the actor starts from a checkpoint's weights
                 from training.sb3.policy import load_actor
 
@@ -273,15 +297,6 @@ def run_sb3(config: TrainConfig, run_dir: Path, saved: Saved | None, stop: StopR
                 state.imitation = imitate(model.policy, config,
                                           seed=int(np.random.SeedSequence([config.seed, 1]).generate_state(1)[0]),
                                           show_progress=show, check=stop.check)
-        trainer.snapshots = state.snapshots
-        with Progress("[train]", config.total_steps, "steps", enabled=show, start=trainer.steps) as progress:
-            schedule = Schedule(config, run_dir, state, trainer, stop, progress)
-            if saved is None:  # step 0: an interruption from here on resumes after the warm start
-                schedule.save()
-            stop.check()
-            model.learn(total_timesteps=config.total_steps - model.num_timesteps,
-                        callback=_callback(trainer, schedule, state), reset_num_timesteps=saved is None,
-                        tb_log_name="tb", progress_bar=False)
-            schedule.raise_if_interrupted()
+        drive(config, run_dir, state, trainer, stop, show, fresh=saved is None)
     finally:
         venv.close()

@@ -2,8 +2,8 @@
 
 SB3's ``SubprocVecEnv`` runs one env per process and pays a pipe round trip per env per step;
 a UNO step takes a fraction of a millisecond, so on a small machine that round trip costs more
-than the step (``python -m training.tools.bench``, 2 players against rule: 980 learner steps/s
-against 1,588 in one process). ``ShardedVecEnv`` splits ``n_envs`` envs into ``workers``
+than the step (``python -m training.tools.bench``; the figures, with their conditions, are in
+``docs/training.md``'s throughput table). ``ShardedVecEnv`` splits ``n_envs`` envs into ``workers``
 contiguous shards, each a ``DummyVecEnv`` in its own process: one round trip per worker per
 step, the shards stepping in parallel while the learner waits. ``ppo.vec_env: sharded`` with ``ppo.workers`` selects it.
 
