@@ -19,7 +19,7 @@ from fastapi.testclient import TestClient  # noqa: E402
 
 from tests.test_web_api import Socket  # noqa: E402
 from uno_app.terminal import SAVE_FORMAT, SAVE_VERSION  # noqa: E402
-from uno_app.web import server, sessions  # noqa: E402
+from uno_app.web import protocol, server, sessions  # noqa: E402
 from uno_app.web.protocol import MAX_TARGET  # noqa: E402
 from uno_app.web.sessions import MAX_REPLAY_ACTIONS, SESSION_LOG_LIMIT, LimitError, bounded  # noqa: E402
 from uno_env.core import Game, Rules  # noqa: E402
@@ -209,7 +209,7 @@ def test_large_messages_are_parsed_in_the_parser_process_cut_and_refused_there(
         sock = Socket(ws)
         sock.send({"type": "ping"})  # small messages are parsed here, as before
         assert sock.receive()["type"] == "pong"
-        monkeypatch.setattr(server.P, "parse_message", here)  # not in the (spawned) parser process
+        monkeypatch.setattr(protocol, "parse_message", here)  # not in the (spawned) parser process
         sock.send(text)
         session = sock.until(lambda m: m["type"] == "session")
         sock.until(lambda m: m["type"] == "table")
