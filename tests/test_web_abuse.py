@@ -95,6 +95,16 @@ def tree_rss(pid: int) -> int:
     return total
 
 
+def descendants(pid: int) -> list[int]:
+    """The processes under ``pid``."""
+    found = []
+    for task in os.listdir(f"/proc/{pid}/task"):
+        with open(f"/proc/{pid}/task/{task}/children") as handle:
+            for child in map(int, handle.read().split()):
+                found += [child, *descendants(child)]
+    return found
+
+
 def action_cap_replay() -> dict[str, Any]:
     """A valid replay of exactly ``MAX_REPLAY_ACTIONS`` seeded random actions (2 players, a far target)."""
     rng = random.Random(27)
@@ -423,6 +433,13 @@ def test_hostile_loads_replays_churn_and_rebinding_leave_memory_and_a_players_la
         elapsed = time.perf_counter() - started
         assert proc.poll() is None  # the server survived it all
         final = server.stats()
+        helpers = descendants(server.pid)
+        assert helpers, "the near-cap messages started no parser process"
+    deadline = time.monotonic() + 60
+    while any(os.path.exists(f"/proc/{pid}") for pid in helpers) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    left = [pid for pid in helpers if os.path.exists(f"/proc/{pid}")]
+    assert not left, f"processes {left} outlived the server"
     latencies = sorted(figures["latencies"])
     p99 = latencies[min(len(latencies) - 1, int(0.99 * len(latencies)))]
     growth = server.peak - figures["rss_start"]

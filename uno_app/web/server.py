@@ -102,9 +102,24 @@ def _origin_ok(websocket: WebSocket) -> bool:
     return urlsplit(origin).netloc.lower() == websocket.headers.get("host", "").lower()
 
 
+def _leave_with(parent: int) -> None:
+    """In the parser process: exit once the server process ``parent`` has gone (however it ended; a
+    worker waiting on its queue would otherwise outlive it)."""
+    import os
+    import threading
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(0.5)
+        os._exit(0)
+
+    threading.Thread(target=watch, name="parent-watch", daemon=True).start()
+
+
 class Parser:
     """Reads client messages: one over ``LARGE_MESSAGE_BYTES`` in a worker process (``parse_bounded``:
-    parsed, validated, its logs cut), one at a time, within ``PARSE_TIMEOUT``; others here."""
+    parsed, validated, its logs cut), one at a time, within ``PARSE_TIMEOUT``; others here. The worker
+    exits when the server process does."""
 
     def __init__(self) -> None:
         self.pool: ProcessPoolExecutor | None = None  # started at the first large message
@@ -114,7 +129,10 @@ class Parser:
         if len(text) <= LARGE_MESSAGE_BYTES or len(text) > P.MAX_MESSAGE_BYTES:
             return P.parse_message(text)
         if self.pool is None:
-            self.pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"))
+            import os
+
+            self.pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"),
+                                            initializer=_leave_with, initargs=(os.getpid(),))
         pool = self.pool
         try:
             return await asyncio.wait_for(asyncio.wrap_future(pool.submit(parse_bounded, text)), PARSE_TIMEOUT)
