@@ -19,7 +19,8 @@ from fastapi.testclient import TestClient  # noqa: E402
 
 from tests.test_web_api import Socket  # noqa: E402
 from uno_app.terminal import SAVE_FORMAT, SAVE_VERSION  # noqa: E402
-from uno_app.web import server, sessions  # noqa: E402
+from uno_app.web import protocol, server, sessions  # noqa: E402
+from uno_app.web.protocol import MAX_TARGET  # noqa: E402
 from uno_app.web.sessions import MAX_REPLAY_ACTIONS, SESSION_LOG_LIMIT, LimitError, bounded  # noqa: E402
 from uno_env.core import Game, Rules  # noqa: E402
 from uno_env.replay import Recorder, Replay  # noqa: E402
@@ -190,3 +191,127 @@ def test_a_slow_frame_times_out_for_its_visitor_while_other_connections_answer(
         sock.send({"type": "replay_seek", "index": 3})
         frame = sock.until(lambda m: m["type"] == "frame")
         assert frame["index"] == 3 and frame["hands"] == replay.game_at(3).hands
+
+
+# ---------------------------------------------------------------------- 4. large messages in the parser process
+def test_large_messages_are_parsed_in_the_parser_process_cut_and_refused_there(
+        client: TestClient, monkeypatch: pytest.MonkeyPatch) -> None:
+    def here(text: str | bytes) -> Any:
+        raise AssertionError(f"a message of {len(text)} bytes was parsed in the server process")
+
+    save = huge_save()
+    text = json.dumps({"type": "load", "data": save, "opponents": ["random"], "uno_time": 0})
+    assert len(text) > server.LARGE_MESSAGE_BYTES
+    too_long = {"format": "uno_env.replay", "version": 1, "start": {}, "agents": [],
+                "actions": [0] * (MAX_REPLAY_ACTIONS + 1)}
+    nested = '{"type": "load", "data": ' + '{"a": ' * 100_000 + "1" + "}" * 100_001
+    with client.websocket_connect("/ws") as ws:
+        sock = Socket(ws)
+        sock.send({"type": "ping"})  # small messages are parsed here, as before
+        assert sock.receive()["type"] == "pong"
+        monkeypatch.setattr(protocol, "parse_message", here)  # not in the (spawned) parser process
+        sock.send(text)
+        session = sock.until(lambda m: m["type"] == "session")
+        sock.until(lambda m: m["type"] == "table")
+        assert len(session_of(client, session["session"]).game.state.log) <= SESSION_LOG_LIMIT
+        assert f"at most {MAX_REPLAY_ACTIONS} (MAX_REPLAY_ACTIONS)" in sock.error(
+            json.dumps({"type": "replay_open", "data": too_long}))
+        assert "one JSON object (RecursionError" in sock.error(nested)
+        monkeypatch.setattr(server, "PARSE_TIMEOUT", 0)
+        assert f"a message of {len(text)} bytes was not read within 0 s" in sock.error(text)
+        assert session_of(client, session["session"]).live  # nothing changed
+
+
+# ---------------------------------------------------------------------- 5. building a session off the loop
+def test_a_slow_build_times_out_and_the_connection_takes_one_build_at_a_time(
+        client: TestClient, monkeypatch: pytest.MonkeyPatch) -> None:
+    started, release = threading.Event(), threading.Event()
+    create = sessions.PlaySession.create
+
+    def slow(settings: Any) -> sessions.PlaySession:
+        started.set()
+        release.wait(60)
+        return create(settings)
+
+    monkeypatch.setattr(sessions.PlaySession, "create", slow)
+    monkeypatch.setattr(sessions, "WORK_TIMEOUT", 0)
+    game = {"type": "new_game", "settings": {"opponents": ["random"], "uno_time": 0, "players": 2}}
+    with client.websocket_connect("/ws") as ws, client.websocket_connect("/ws") as other_ws:
+        sock, other = Socket(ws), Socket(other_ws)
+        assert "took more than 0 s (WORK_TIMEOUT)" in sock.error(game)
+        assert started.wait(60)
+        other.send({"type": "ping"})  # the event loop is free while the build goes on
+        assert other.receive()["type"] == "pong"
+        assert "previous request is still being worked on" in sock.error(game)
+        assert "previous request is still being worked on" in sock.error({"type": "replay_open",
+                                                                           "data": recorded(9).replay().to_dict()})
+        release.set()
+        monkeypatch.setattr(sessions, "WORK_TIMEOUT", 60.0)
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:  # the late build ends; its session was never registered
+            sock.send(game)
+            reply = sock.receive()
+            if reply["type"] == "session":
+                break
+            assert "still being worked on" in reply["message"], reply
+            time.sleep(0.01)
+        assert reply["type"] == "session"
+        assert len(client.app.state.registry.sessions) == 1  # type: ignore[attr-defined]
+
+
+# ---------------------------------------------------------------------- 6. a session's own game is capped
+def test_a_play_session_records_at_most_max_replay_actions(client: TestClient, monkeypatch: pytest.MonkeyPatch) -> None:
+    cases = set()
+    for cap in (5, 6, 7, 8):
+        monkeypatch.setattr(sessions, "MAX_REPLAY_ACTIONS", cap)
+        with client.websocket_connect("/ws") as ws:
+            sock = Socket(ws)
+            sock.send({"type": "new_game", "settings": {"players": 2, "seed": 3, "opponents": ["random"],
+                                                        "uno_time": 0, "target_score": 500}})
+            session = sock.until(lambda m: m["type"] == "session")
+            table = sock.until(lambda m: m["type"] == "table")
+            recorder = session_of(client, session["session"]).recorder
+            while len(recorder.actions) < cap:
+                if not table["view"]["my_turn"]:
+                    table = sock.receive()
+                    continue
+                sock.send({"type": "act", "action": table["view"]["legal_action_ids"][0]})
+                table = sock.until(lambda m: m["type"] == "table")
+            while sock.ws and table["view"]["my_turn"] is False and table["error"] is None:
+                table = sock.until(lambda m: m["type"] == "table")  # the AI's turn: it stops, saying why
+            limit = f"this game holds {cap} actions, the most a session records (MAX_REPLAY_ACTIONS)"
+            if table["view"]["my_turn"]:
+                cases.add("person")
+                action = table["view"]["legal_action_ids"][0]
+                assert limit in sock.error({"type": "act", "action": action})
+            else:
+                cases.add("ai")
+                assert limit in table["error"]
+            assert len(recorder.actions) == cap
+            sock.send({"type": "save"})
+            saved = sock.until(lambda m: m["type"] == "saved")["data"]
+            assert len(saved["replay"]["actions"]) == cap
+    assert cases == {"person", "ai"}  # the cap met both a person's move and an AI's
+
+
+def test_a_watched_game_stops_at_max_replay_actions_and_its_replay_opens(
+        client: TestClient, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sessions, "MAX_REPLAY_ACTIONS", 7)
+    with client.websocket_connect("/ws") as ws:
+        sock = Socket(ws)
+        sock.send({"type": "watch", "settings": {"players": 2, "agents": ["random"], "seed": 1, "delay": 0,
+                                                 "target_score": MAX_TARGET}})
+        sock.until(lambda m: m["type"] == "session")
+        stopped = sock.receive()
+        while stopped["type"] == "frame":
+            last = stopped
+            stopped = sock.receive()
+        assert stopped["type"] == "error" and "this game holds 7 actions, the most a session records" in stopped[
+            "message"]
+        assert last["index"] == 7 and not last["over"]
+        sock.send({"type": "replay_open", "source": "game"})
+        sock.until(lambda m: m["type"] == "session")
+        frame = sock.until(lambda m: m["type"] == "frame")
+        assert frame["length"] == frame["index"] == 7 and frame["hands"] == last["hands"]
+        sock.send({"type": "replay_download"})
+        assert len(sock.until(lambda m: m["type"] == "replay_data")["data"]["actions"]) == 7

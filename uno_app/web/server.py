@@ -21,6 +21,13 @@ address when it listens on one, this machine's name and addresses when on all of
 refused only when all are live. One client address has at most ``--max-per-client`` live games
 (``MAX_SESSIONS_PER_CLIENT``, 8); a ninth is refused with a message, and its oldest
 disconnected one makes way for a new one.
+
+A message longer than ``LARGE_MESSAGE_BYTES`` (256 KiB) is parsed in a worker process, one at a
+time, within ``PARSE_TIMEOUT`` seconds (``Parser``): parsing JSON holds the GIL, so in a thread it
+would stall the event loop just as long (measured 0.16-0.4 s for a 7 MB save), and its objects
+(about 15 times the text) never enter the server's memory; what comes back has its logs cut.
+Building a session (a new game, a ``load``, a ``replay_open``) runs in a thread within
+``WORK_TIMEOUT`` seconds, one at a time per connection (``Connection.work``).
 """
 
 from __future__ import annotations
@@ -29,11 +36,14 @@ import argparse
 import asyncio
 import contextlib
 import logging
+import multiprocessing
 import sys
 import time
 from collections.abc import AsyncIterator, Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
 from fastapi import FastAPI, WebSocket, WebSocketDisconnect
@@ -45,6 +55,7 @@ from uno_env.core.cards import EDITIONS
 from uno_env.core.errors import UnoError
 
 from . import protocol as P
+from . import sessions as S
 from .seats import offered
 from .sessions import (
     MAX_SESSIONS_PER_CLIENT,
@@ -55,6 +66,7 @@ from .sessions import (
     ReplaySession,
     Session,
     WatchSession,
+    parse_bounded,
     replay_from_data,
 )
 
@@ -62,7 +74,10 @@ STATIC = Path(__file__).resolve().parent / "static"
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8000
 MAX_RESUME_TIMEOUT = 3600.0  # the longest --resume-timeout
+LARGE_MESSAGE_BYTES = 256 * 1024  # longer messages are parsed in the parser process (Parser)
+PARSE_TIMEOUT = 30.0  # seconds a large message may wait for and take in the parser process
 log = logging.getLogger("uno_app.web")
+T = TypeVar("T")
 
 
 def options() -> dict[str, Any]:
@@ -87,6 +102,59 @@ def _origin_ok(websocket: WebSocket) -> bool:
     return urlsplit(origin).netloc.lower() == websocket.headers.get("host", "").lower()
 
 
+def _leave_with(parent: int) -> None:
+    """In the parser process: exit once the server process ``parent`` has gone (however it ended; a
+    worker waiting on its queue would otherwise outlive it)."""
+    import os
+    import threading
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(0.5)
+        os._exit(0)
+
+    threading.Thread(target=watch, name="parent-watch", daemon=True).start()
+
+
+class Parser:
+    """Reads client messages: one over ``LARGE_MESSAGE_BYTES`` in a worker process (``parse_bounded``:
+    parsed, validated, its logs cut), one at a time, within ``PARSE_TIMEOUT``; others here. The worker
+    exits when the server process does."""
+
+    def __init__(self) -> None:
+        self.pool: ProcessPoolExecutor | None = None  # started at the first large message
+
+    async def parse(self, text: str) -> BaseModel:
+        """A validated message; raises ``ProtocolError`` or ``ClientError`` (``LimitError``, a timeout)."""
+        if len(text) <= LARGE_MESSAGE_BYTES or len(text) > P.MAX_MESSAGE_BYTES:
+            return P.parse_message(text)
+        if self.pool is None:
+            import os
+
+            self.pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"),
+                                            initializer=_leave_with, initargs=(os.getpid(),))
+        pool = self.pool
+        try:
+            return await asyncio.wait_for(asyncio.wrap_future(pool.submit(parse_bounded, text)), PARSE_TIMEOUT)
+        except (P.ProtocolError, ClientError):
+            raise
+        except TimeoutError:
+            raise ClientError(f"a message of {len(text)} bytes was not read within {PARSE_TIMEOUT:g} s (the server "
+                              "reads large messages one at a time); try again in a moment") from None
+        except BrokenProcessPool:
+            if self.pool is pool:
+                self.pool = None
+            raise ClientError("the server's reader of large messages stopped; try again") from None
+        except Exception as err:  # e.g. a result nested too deeply to come back
+            raise P.ProtocolError(f"this message could not be read ({type(err).__name__})") from None
+
+    def close(self) -> None:
+        """Stop the worker process (queued messages are dropped)."""
+        if self.pool is not None:
+            self.pool.shutdown(wait=False, cancel_futures=True)
+            self.pool = None
+
+
 class Connection:
     """One browser tab: its socket and the session it shows."""
 
@@ -96,6 +164,22 @@ class Connection:
         self.client = websocket.client.host if websocket.client is not None else ""
         self.session: Session | None = None
         self.send_lock = asyncio.Lock()
+        self.working: asyncio.Future[Any] | None = None  # the last session built in a worker thread
+
+    async def work(self, build: Callable[..., T], *args: Any) -> T:
+        """``build(*args)`` in a worker thread; raises ``ClientError`` when it takes more than ``WORK_TIMEOUT``
+        seconds, or while this connection's previous build still runs (one at a time: a visitor cannot pile
+        up threads)."""
+        if self.working is not None and not self.working.done():
+            raise ClientError("this connection's previous request is still being worked on; try again in a moment")
+        task = asyncio.ensure_future(asyncio.to_thread(build, *args))
+        task.add_done_callback(lambda t: t.cancelled() or t.exception())  # a late error is not logged as lost
+        self.working = task
+        done, _ = await asyncio.wait({task}, timeout=S.WORK_TIMEOUT)
+        if not done:
+            raise ClientError(f"this request took more than {S.WORK_TIMEOUT:g} s (WORK_TIMEOUT); "
+                              "try again in a moment, or with smaller data")
+        return task.result()
 
     async def send(self, message: dict[str, Any]) -> None:
         """Send one JSON message (one at a time)."""
@@ -128,11 +212,11 @@ class Connection:
         if isinstance(message, P.Ping):
             await self.send({"type": "pong"})
         elif isinstance(message, P.NewGame):
-            await self.open(await asyncio.to_thread(PlaySession.create, message.settings))
+            await self.open(await self.work(PlaySession.create, message.settings))
         elif isinstance(message, P.Watch):
-            await self.open(await asyncio.to_thread(WatchSession.create, message.settings))
+            await self.open(await self.work(WatchSession.create, message.settings))
         elif isinstance(message, P.Load):
-            await self.open(await asyncio.to_thread(PlaySession.load, message))
+            await self.open(await self.work(PlaySession.load, message))
         elif isinstance(message, P.ReplayOpen):
             await self.open_replay(message)
         elif isinstance(message, P.ReplayDownload):
@@ -164,12 +248,17 @@ class Connection:
             found = self.current().replay()
             if found is None:
                 raise ClientError("the replay shows every hand: it is available once the game is over")
-            replay, title = found, {"play": "your game", "watch": "the watched game"}.get(self.current().kind, "")
-        else:
-            if message.data is None:
-                raise ClientError("replay_open with source 'data' needs data (a replay file or a saved game)")
-            replay, title = await asyncio.to_thread(replay_from_data, message.data)
-        await self.open(await asyncio.to_thread(ReplaySession, replay, title))
+            title = {"play": "your game", "watch": "the watched game"}.get(self.current().kind, "")
+            await self.open(await self.work(ReplaySession, found, title))
+            return
+        if message.data is None:
+            raise ClientError("replay_open with source 'data' needs data (a replay file or a saved game)")
+        await self.open(await self.work(_replay_session, message.data))
+
+
+def _replay_session(data: dict[str, Any]) -> ReplaySession:
+    """A replay session for a replay file or a saved game (``replay_from_data``); raises ``ClientError``."""
+    return ReplaySession(*replay_from_data(data))
 
 
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
@@ -204,6 +293,7 @@ def create_app(*, max_sessions: int = 200, idle_timeout: float = 1800.0, resume_
     registry = Registry(max_sessions=max_sessions, idle_timeout=idle_timeout, resume_timeout=resume_timeout,
                         max_per_client=max_per_client, clock=clock)
     sweep = sweep_every if sweep_every is not None else max(1.0, min(60.0, idle_timeout / 4, resume_timeout / 4))
+    parser = Parser()
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -217,6 +307,7 @@ def create_app(*, max_sessions: int = 200, idle_timeout: float = 1800.0, resume_
             yield
         finally:
             task.cancel()
+            parser.close()
             for session in list(registry.sessions.values()):
                 registry.remove(session)
 
@@ -226,6 +317,7 @@ def create_app(*, max_sessions: int = 200, idle_timeout: float = 1800.0, resume_
 
         app.add_middleware(TrustedHostMiddleware, allowed_hosts=list(hosts), www_redirect=False)
     app.state.registry = registry
+    app.state.parser = parser
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
 
     @app.get("/", include_in_schema=False)
@@ -258,7 +350,7 @@ def create_app(*, max_sessions: int = 200, idle_timeout: float = 1800.0, resume_
                     text = (raw.get("bytes") or b"").decode("utf-8", "replace")
                 kind = None
                 try:
-                    message = P.parse_message(text)
+                    message = await parser.parse(text)
                     kind = getattr(message, "type", None)
                     await connection.dispatch(message)
                 except (P.ProtocolError, ClientError, UnoError) as err:

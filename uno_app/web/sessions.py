@@ -22,7 +22,12 @@ Each session is bounded whatever it is sent, and no long work runs on the event 
   ``start.log`` to their last this many entries *before* they are parsed and checked, so the
   first table message and the session's memory stay small however long the file's log is.
 * ``MAX_REPLAY_ACTIONS``: a replay (a replay file, a save's replay) of more actions is refused
-  (``LimitError``) before its actions are read.
+  (``LimitError``) before its actions are read. A session's own game records at most this many
+  actions, so its replay and its save always open here: past them a play session refuses moves
+  (``LimitError``; the AI seats stop too) and a watched game stops, each saying so.
+* ``WORK_TIMEOUT``: building a session from a message (a new game, a ``load``, a ``replay_open``)
+  runs in a worker thread; one that takes longer is answered with an error, and the connection
+  takes no other such message until it ends (see ``server.Connection.work``).
 * ``FRAME_TIMEOUT``: a replay frame is built in a worker thread; one that takes longer is
   answered with an error (the build finishes in the background, and the session takes its next
   seek once it has).
@@ -69,6 +74,7 @@ MAX_KEPT = 500  # ...and at most this many
 SESSION_LOG_LIMIT = 5_000  # events a session's game keeps; a loaded log is cut to its last this many first
 MAX_REPLAY_ACTIONS = 100_000  # actions of a replay the app opens (a whole game stays far below)
 FRAME_TIMEOUT = 20.0  # seconds a replay frame may take (in a worker thread) before the visitor is told
+WORK_TIMEOUT = 30.0  # seconds building a session (new game, load, replay_open) may take in a worker thread
 RESUME_TIMEOUT = 300.0  # seconds a closed connection's session is held for a resume
 MAX_SESSIONS_PER_CLIENT = 8  # live sessions per client address
 Send = Callable[[dict[str, Any]], Awaitable[None]]
@@ -80,6 +86,20 @@ class ClientError(ValueError):
 
 class LimitError(ClientError):
     """A valid message whose data is larger than the app takes (``MAX_REPLAY_ACTIONS``)."""
+
+
+def _record(recorder: Recorder, action: int, note: dict[str, Any] | None = None) -> None:
+    """``recorder.step``, refused with ``LimitError`` (nothing changed) once the game holds
+    ``MAX_REPLAY_ACTIONS`` actions."""
+    if len(recorder.actions) >= MAX_REPLAY_ACTIONS:
+        raise LimitError(full_message())
+    recorder.step(action, note)
+
+
+def full_message() -> str:
+    """What a session says when its game reaches ``MAX_REPLAY_ACTIONS``."""
+    return (f"this game holds {MAX_REPLAY_ACTIONS} actions, the most a session records (MAX_REPLAY_ACTIONS) "
+            "so that its replay opens here; start a new game")
 
 
 def _cut_log(game_data: Any) -> Any:
@@ -124,6 +144,16 @@ def bounded(data: dict[str, Any]) -> dict[str, Any]:
     if "replay" in data:
         data["replay"] = _cut_replay(data["replay"])
     return data
+
+
+def parse_bounded(text: str) -> BaseModel:
+    """``protocol.parse_message`` with the data of a ``load`` or ``replay_open`` already ``bounded`` (the
+    server's parser process runs this for large messages: what it returns is small however long the
+    message's logs are); raises ``ProtocolError`` or ``LimitError``."""
+    message = P.parse_message(text)
+    if isinstance(message, (P.Load, P.ReplayOpen)) and message.data is not None:
+        return message.model_copy(update={"data": bounded(message.data)})
+    return message
 
 
 def _session_game(game: Game) -> Game:
@@ -350,6 +380,11 @@ class PlaySession(Session):
     def replay(self) -> Replay | None:
         return self.recorder.replay() if self.game.is_game_over else None
 
+    @property
+    def full(self) -> bool:
+        """The game holds ``MAX_REPLAY_ACTIONS`` actions: it takes no more."""
+        return len(self.recorder.actions) >= MAX_REPLAY_ACTIONS
+
     async def handle(self, message: BaseModel) -> None:
         async with self.lock:
             if isinstance(message, P.Act):
@@ -376,7 +411,7 @@ class PlaySession(Session):
             raise ClientError(f"it is not your turn: player {seat} ({self.labels[seat or 0]}) decides now")
         try:
             chosen = game.parse_action(action) if isinstance(action, str) else game.action(action)
-            self.recorder.step(chosen)
+            _record(self.recorder, chosen)
         except UnoError as err:
             raise ClientError(str(err)) from None
         await self._step_done(self.human, chosen.text)
@@ -386,7 +421,7 @@ class PlaySession(Session):
         if game.is_round_over or game.current_player != self.human:
             raise ClientError("call UNO during your own turn (before or as you play your second-to-last card)")
         if A.UNO in game.legal_actions():
-            self.recorder.step(A.UNO)
+            _record(self.recorder, A.UNO)
             await self._step_done(self.human, "uno")
             return
         self.precalled = True
@@ -418,17 +453,21 @@ class PlaySession(Session):
             if game.is_round_over or seat is None or self.closed:
                 return
             if seat == self.human:
-                if game.phase.text == "uno" and self.precalled:
-                    self.recorder.step(A.UNO)
+                if game.phase.text == "uno" and self.precalled and not self.full:
+                    _record(self.recorder, A.UNO)
                     self.precalled = False
                     self.decisions += 1
                     actor, action = seat, "uno"
                     continue
                 return
+            if self.full:  # the AI seats stop at the cap too (the person's moves are refused)
+                self.error = full_message()
+                await self.send(self.table())
+                return
             ai = self.seats[seat]
             try:
                 chosen, note = await asyncio.to_thread(decide, ai, game, seat)
-                self.recorder.step(chosen, note)
+                _record(self.recorder, chosen, note)
             except Exception as err:  # an agent's bug must not take the server down
                 log.exception("AI seat %s failed", seat)
                 self.error = f"player {seat} ({self.labels[seat]}) failed: {type(err).__name__}: {err}"
@@ -450,9 +489,9 @@ class PlaySession(Session):
     async def _uno_timeout(self, decision: int, seconds: float) -> None:
         await asyncio.sleep(seconds)
         async with self.lock:
-            if self.closed or self.decisions != decision:
+            if self.closed or self.decisions != decision or self.full:
                 return
-            self.recorder.step(A.NO_UNO)
+            _record(self.recorder, A.NO_UNO)
             await self._step_done(self.human, "no-uno")
 
 
@@ -526,6 +565,9 @@ class WatchSession(Session):
     async def _run(self) -> None:
         game = self.game
         while not game.is_game_over:
+            if len(self.recorder.actions) >= MAX_REPLAY_ACTIONS:  # the watched game stops, and says so
+                await self.send({"type": "error", "message": full_message(), "request": None})
+                return
             await self.running.wait()
             if self.sender is None:  # nobody watching: wait for a resume
                 self.running.clear()
@@ -538,7 +580,7 @@ class WatchSession(Session):
                     seat = game.current_player
                     assert seat is not None
                     chosen, note = await asyncio.to_thread(decide, self.seats[seat], game, seat)
-                    self.recorder.step(chosen, note)
+                    _record(self.recorder, chosen, note)
                     message = self.frame(seat, str(game.action(chosen)), note)
                 await self.send(message)
                 self.touch()
