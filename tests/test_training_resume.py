@@ -349,7 +349,7 @@ def test_a_run_killed_at_any_moment_resumes_to_every_promised_file(tmp_path: Pat
                      )
         resume_with = {"total_steps": 1024}  # past the state the kill finds (512 or so)
     else:  # 700: not a checkpoint step (256, 512); the final evaluation starts after a checkpoint of its own
-        data = _tiny(run_dir, total_steps=700, eval={"every": 0, "games": 10_000_000})
+        data = _tiny(run_dir, total_steps=700, eval={"every": 0, "games": 1_000_000})
         run = Run(tmp_path, data)
         run.wait_for(lambda: run.said("[eval @ 700 steps]"))
         resume_with = {"eval.games": 4}
@@ -397,7 +397,7 @@ def test_ctrl_c_writes_a_checkpoint_and_says_how_to_resume_and_the_resumed_run_i
 @pytest.mark.slow
 def test_sigterm_during_the_final_evaluation_stops_at_once_and_resume_finishes_it(tmp_path: Path) -> None:
     run_dir = tmp_path / "run"
-    run = Run(tmp_path, _tiny(run_dir, eval={"every": 0, "games": 10_000_000, "workers": 2}))
+    run = Run(tmp_path, _tiny(run_dir, eval={"every": 0, "games": 1_000_000, "workers": 2}))
     run.wait_for(lambda: run.said("[eval @ 768 steps]"))
     code, out, err = run.stop(signal.SIGTERM)  # 10,000,000 games: only a stop ends this evaluation
     assert code == 143
