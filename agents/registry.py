@@ -20,10 +20,12 @@ A spec is one of
 * a PPO checkpoint, read with ``safetensors`` (no pickle, so loading one runs no code):
 
   - ``ppo``: the shipped checkpoint that fits the table (``shipped_checkpoint``): among the
-    shipped checkpoints (``agents.ppo_agent.SHIPPED_DIR``) trained on the table's edition and size, one
-    trained on round points first, then the most specialised (fewest editions x table sizes);
-    else ``universal``. Classic at 2 players gets ``classic_2p_points``, at 3-4
-    ``classic_points``, every other table ``universal``. Without a table (``make_agent("ppo")``) it is ``universal``. A
+    shipped checkpoints (``agents.ppo_agent.SHIPPED_DIR``) trained on the table's edition and size, the
+    strongest as measured (the highest win rate over whole games against RuleAgents that its card
+    records at that table); at a table no card measures, one trained on round points first, then the
+    most specialised (fewest editions x table sizes); else ``universal``. Classic at 2 players gets
+    ``classic_2p_points``, at 3-4 ``classic_points``, every other table ``universal`` (the measurements:
+    docs/agents.md). Without a table (``make_agent("ppo")``) it is ``universal``. A
     network fitted to imitate another agent (metadata ``imitates``: ``rule_net``) is never
     picked: it stands in for that agent in training; name it (``ppo:rule_net``).
   - ``ppo:NAME``: a shipped checkpoint by name (``ppo:classic``, ``ppo:universal``...).
@@ -47,6 +49,7 @@ from __future__ import annotations
 import ast
 import importlib
 import inspect
+import json
 import math
 import re
 import types
@@ -58,6 +61,7 @@ from typing import Any
 
 from uno_env.core.cards import short_repr
 from uno_env.core.errors import UnoError
+from uno_env.files import read_at_most
 
 from .base import Agent
 from .human import HumanAgent
@@ -67,7 +71,8 @@ from .random_agent import RandomAgent
 from .rule_agent import RuleAgent, SimpleRuleAgent
 
 __all__ = ["MAX_SPEC_LENGTH", "REGISTRY", "AgentSpec", "AgentSpecError", "agent_label", "describe_agent", "expand_repeats",
-           "make_agent", "parse_spec", "parse_value", "shipped_checkpoint", "shipped_checkpoints"]
+           "make_agent", "measured_win_rate", "parse_spec", "parse_value", "shipped_checkpoint",
+           "shipped_checkpoints"]
 
 MAX_SPEC_LENGTH = 1000  # longer text is refused before it is parsed
 _MODULE = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*")
@@ -129,10 +134,13 @@ def shipped_checkpoint(edition: str | None = None, num_players: int | None = Non
                        directory: Path | None = None) -> Path | None:
     """The checkpoint ``ppo`` plays at a table (see the module docstring), or None if there is none.
 
-    Among the readable checkpoints trained on ``edition`` and ``num_players``, one trained on
-    round points (``env.reward: score``: points decide the whole games people play, and a policy
-    trained on round wins alone loses them), then the one trained on the fewest editions x table
-    sizes, then by name.
+    Among the readable checkpoints trained on ``edition`` and ``num_players``: as measured, the one
+    whose card (``<name>.json`` beside it, written by ``training.tools.ship``) records the highest win
+    rate over whole games against RuleAgents at that table (``measured_win_rate``); when no card
+    measures the table, one trained on round points (``env.reward: score``: points decide the whole
+    games people play, and a policy trained on round wins alone loses them), then the one trained on
+    the fewest editions x table sizes, then by name. A checkpoint with a measurement comes before
+    one without.
     Without a table, or when none fits: ``universal.safetensors``, else the first ``universal*``.
     A checkpoint that ``imitates`` another agent (``rule_net``) is never chosen.
     """
@@ -140,7 +148,7 @@ def shipped_checkpoint(edition: str | None = None, num_players: int | None = Non
     if not folder.is_dir():
         return None
     if edition is not None and num_players is not None:
-        fits: list[tuple[bool, int, str, Path]] = []
+        fits: list[tuple[float, bool, int, str, Path]] = []
         for path in sorted(folder.glob("*.safetensors")):
             try:
                 _, meta = read_checkpoint(path)
@@ -150,7 +158,9 @@ def shipped_checkpoint(edition: str | None = None, num_players: int | None = Non
             if edition in editions and num_players in tables and not meta.get("imitates"):
                 env = (meta.get("config") or {}).get("env") or {}
                 on_points = isinstance(env, dict) and env.get("reward") == "score"
-                fits.append((not on_points, len(editions) * len(tables), path.name, path))
+                measured = measured_win_rate(path, edition, num_players)
+                fits.append((1.0 if measured is None else -measured, not on_points, len(editions) * len(tables),
+                             path.name, path))
         if fits:
             return min(fits)[-1]
     preferred = folder / "universal.safetensors"
@@ -158,6 +168,30 @@ def shipped_checkpoint(edition: str | None = None, num_players: int | None = Non
         return preferred
     found = sorted(p for p in folder.glob("universal*") if p.is_file())
     return found[0] if found else None
+
+
+MAX_CARD_BYTES = 1 << 20  # a checkpoint's card (``<name>.json``): a few kB; a larger file is not read
+
+
+def measured_win_rate(checkpoint: Path, edition: str, num_players: int) -> float | None:
+    """The win rate over whole games against RuleAgents at this table that the checkpoint's card records
+    (``<name>.json`` beside it: its ``evaluation`` rows with ``unit: game``, ``opponent: rule``), or None when
+    the card does not measure that table; a missing, oversized or damaged card measures nothing."""
+    try:
+        raw = read_at_most(checkpoint.with_suffix(".json"), MAX_CARD_BYTES)
+        card = json.loads(raw) if raw is not None else None
+    except (OSError, ValueError, RecursionError):
+        return None
+    rows = card.get("evaluation") if isinstance(card, dict) else None
+    best: float | None = None
+    for row in rows if isinstance(rows, list) else []:
+        if not isinstance(row, dict):
+            continue
+        rate = row.get("win_rate")
+        if (row.get("edition") == edition and row.get("num_players") == num_players and row.get("unit") == "game"
+                and row.get("opponent") == "rule" and isinstance(rate, float) and 0.0 <= rate <= 1.0):
+            best = rate if best is None else max(best, rate)
+    return best
 
 
 def _checkpoint_file(text: str, directory: Path) -> Path:

@@ -8,6 +8,7 @@ picks one checkpoint per table everywhere and is labelled with it).
 from __future__ import annotations
 
 import doctest
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -156,6 +157,45 @@ def test_ppo_path_and_path_option_parse_the_same(tmp_path: Path) -> None:
                               "2", "--no-progress"], capture_output=True, text=True, timeout=120)
         assert out.returncode == 0, out.stderr
         assert "| ppo[mine] |" in out.stdout
+
+
+def _card(checkpoint: Path, rows: list[dict[str, object]]) -> None:
+    """A card beside ``checkpoint`` recording ``rows`` (classic, against rule, whole games unless given)."""
+    full = [{"edition": "classic", "opponent": "rule", "unit": "game", **row} for row in rows]
+    checkpoint.with_suffix(".json").write_text(json.dumps({"evaluation": full}))
+
+
+def test_ppo_picks_the_strongest_checkpoint_its_cards_measure_at_the_table(tmp_path: Path) -> None:
+    points = _tiny(tmp_path / "classic_points.safetensors", ["classic"], [2, 3, 4], reward="score")
+    rounds = _tiny(tmp_path / "classic.safetensors", ["classic"], [2, 3, 4])
+    assert shipped_checkpoint("classic", 3, tmp_path) == points  # no card measures 3 players: points first
+    _card(rounds, [{"num_players": 3, "win_rate": 0.36}, {"num_players": 4, "win_rate": 0.2}])
+    assert shipped_checkpoint("classic", 3, tmp_path) == rounds  # measured beats unmeasured
+    _card(points, [{"num_players": 3, "win_rate": 0.34}, {"num_players": 4, "win_rate": 0.26},
+                   {"num_players": 2, "win_rate": 0.9, "unit": "round"},  # rounds and other opponents do not count
+                   {"num_players": 2, "win_rate": 0.9, "opponent": "random"}])
+    assert shipped_checkpoint("classic", 3, tmp_path) == rounds  # the higher measured rate
+    assert shipped_checkpoint("classic", 4, tmp_path) == points
+    assert shipped_checkpoint("classic", 2, tmp_path) == points  # measured nowhere at 2: points first again
+    for damaged in (b"{not json", b"[" * 100_000, b" " * (registry.MAX_CARD_BYTES + 1),
+                    json.dumps({"evaluation": [{"edition": "classic", "opponent": "rule", "unit": "game",
+                                                "num_players": 3, "win_rate": "1.0"}]}).encode()):
+        rounds.with_suffix(".json").write_bytes(damaged)
+        assert registry.measured_win_rate(rounds, "classic", 3) is None
+        assert shipped_checkpoint("classic", 3, tmp_path) == points  # a damaged card measures nothing
+
+
+def test_the_shipped_ppo_at_each_classic_table_is_the_best_its_cards_measured() -> None:
+    for n in range(2, 7):
+        measured = {}
+        for path in sorted(SHIPPED_DIR.glob("*.safetensors")):
+            card = json.loads(path.with_suffix(".json").read_text())
+            rates = [row["win_rate"] for row in card["evaluation"] if row["edition"] == "classic"
+                     and row["num_players"] == n and row["opponent"] == "rule" and row["unit"] == "game"]
+            if rates and n in card["num_players"] and "imitates" not in card:
+                measured[path.stem] = max(rates)
+        assert len(measured) >= 2, f"fewer than two shipped checkpoints measured at {n} players"
+        assert shipped_checkpoint("classic", n).stem == max(measured, key=measured.__getitem__), n  # type: ignore[union-attr]
 
 
 def test_a_file_that_is_not_a_checkpoint_is_a_typed_error(tmp_path: Path) -> None:
