@@ -6,8 +6,9 @@
   ``state`` (``RunState``, what ``resume/state.json`` holds), ``rundir`` (config, checkpoints and
   their cards, the one checkpoint exporter), ``schedule`` (snapshots, evaluations, checkpoints,
   finish; the ``Trainer`` protocol), ``evaluation``, ``launch`` (start or resume a run),
-  ``resume`` (safetensors + JSON, no pickle), ``interrupt`` (Ctrl-C and SIGTERM), ``progress``,
-  ``pool`` (the pool's ratings) and ``critic`` (the hidden cards the privileged critic reads);
+  ``resume`` (safetensors + JSON, no pickle), ``interrupt`` (Ctrl-C and SIGTERM),
+  ``pool`` (the pool's draw rule and ratings) and ``critic`` (the hidden cards the privileged critic
+  reads); progress is ``uno_env.progress``, the reporter the tournament uses too;
 * ``training.sb3``: the SB3 trainer: ``trainer`` (MaskablePPO with a thin callback calling the
   schedule), ``pool`` (the opponent pool and training env), ``vec_env`` (``ShardedVecEnv``),
   ``policy`` (input scaling, the privileged-critic policy), ``imitation`` (the warm start);

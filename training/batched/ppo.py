@@ -85,11 +85,11 @@ from training.batched.selfplay import Rollout, SelfPlay
 from training.run.config import TrainConfig
 from training.run.interrupt import StopRequests
 from training.run.launch import Saved, resumed_state
-from training.run.progress import Progress
 from training.run.resume import capture, restore
 from training.run.rundir import export_checkpoint, snapshot_path
 from training.run.schedule import Schedule
 from training.run.state import Counters, JsonObject, RunState
+from uno_env.progress import Progress
 
 LOG_EVERY_SECONDS = 60.0  # a progress line with the rollout's statistics at most this often
 
@@ -225,7 +225,7 @@ def run_batched(config: TrainConfig, run_dir: Path, saved: Saved | None, stop: S
                                  policy_on=learner.num_timesteps > config.batched.value_warmup_steps)
             learner.updates += p.n_epochs
             elapsed = time.perf_counter() - started
-            scalars = {**metrics, **play.statistics(), "time/steps_per_second": n / elapsed,
+            scalars = {**metrics, **play.statistics(), **play.rate(state.elo), "time/steps_per_second": n / elapsed,
                        "time/rollout_share": rollout_seconds / elapsed, "pool/snapshots": len(state.snapshots)}
             learner.episodes += int(scalars["episodes/count"])
             learner.log_scalars(scalars)
