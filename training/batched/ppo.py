@@ -226,7 +226,8 @@ def run_batched(config: TrainConfig, run_dir: Path, saved: Saved | None, stop: S
             learner.updates += p.n_epochs
             elapsed = time.perf_counter() - started
             scalars = {**metrics, **play.statistics(), **play.rate(state.elo), "time/steps_per_second": n / elapsed,
-                       "time/rollout_share": rollout_seconds / elapsed, "pool/snapshots": len(state.snapshots)}
+                       "time/rollout_share": rollout_seconds / elapsed, "pool/snapshots": len(state.snapshots),
+                       "train/learning_rate": p.learning_rate, "train/clip_range": p.clip_range}
             learner.episodes += int(scalars["episodes/count"])
             learner.log_scalars(scalars)
             if time.perf_counter() - last_line >= LOG_EVERY_SECONDS:

@@ -174,6 +174,12 @@ class SelfPlay:
         self._stats = torch.zeros(4, device=device)  # episodes, learner wins, truncated, decisions
         self._kind_games = torch.zeros(0, device=device)
         self._kind_wins = torch.zeros(0, device=device)
+        # per table's edition and size (``pool/win_rate_table/<edition>_<n>p``, as the SB3 trainer logs)
+        labels = [f"{edition}_{n}p" for edition, n in zip(options["edition"], options["num_players"], strict=True)]
+        self.table_labels = sorted(set(labels))
+        self._table_label = torch.tensor([self.table_labels.index(label) for label in labels], device=device)
+        self._label_games = torch.zeros(len(self.table_labels), device=device)
+        self._label_wins = torch.zeros(len(self.table_labels), device=device)
         self._ended: list[torch.Tensor] = []  # per env step with ended episodes: who sat where, who won (``rate``)
 
     # ---------------------------------------------------------------- the pool
@@ -303,6 +309,8 @@ class SelfPlay:
         sat = sat.float() * ended[:, None]
         self._kind_games += sat.sum(0)
         self._kind_wins += (sat * won[:, None]).sum(0)
+        self._label_games.index_add_(0, self._table_label, ended.float())
+        self._label_wins.index_add_(0, self._table_label, won.float())
         self._stats += torch.stack([ended.sum(), won.sum(), state.truncated.sum(),
                                     (self._episode_turns * ended).sum()]).float()
         self._episode_turns = torch.where(ended, 0.0, self._episode_turns)
@@ -341,7 +349,13 @@ class SelfPlay:
         for kind_id, opponent in self.kinds.items():
             if kind_id < len(games) and games[kind_id]:
                 scalars[f"pool/win_rate_vs/{opponent.name}"] = won[kind_id] / games[kind_id]
+        for label, played, won_there in zip(self.table_labels, self._label_games.tolist(), self._label_wins.tolist(),
+                                            strict=True):
+            if played:
+                scalars[f"pool/win_rate_table/{label}"] = won_there / played
         self._stats.zero_()
+        self._label_games.zero_()
+        self._label_wins.zero_()
         self._kind_games.zero_()
         self._kind_wins.zero_()
         return scalars
