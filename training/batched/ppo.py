@@ -16,9 +16,10 @@ What a run does, in the terms of ``training.run.config`` (the SB3 trainer's keys
   drawn once from ``env`` (lists are weighted by repeats), so one batch mixes editions and sizes
   for a universal policy. ``env.episode``, ``env.reward``, ``env.max_turns`` as the engine's.
 * **Seats.** At every episode start, per table, the learner's seat is drawn uniformly and every
-  other seat gets an opponent from the pool: a baseline (``pool.baselines``; chance
-  ``pool.baseline_share``, always before the first snapshot and for ``pool.baseline_only_steps``),
-  else the newest snapshot (``pool.latest_share``), else an older one uniformly. Each env step,
+  other seat gets an opponent from the pool by the SB3 trainer's draw rule (``training.run.pool.draw_opponents``):
+  a baseline (``pool.baselines``; chance ``pool.baseline_share``, always before the first snapshot and
+  for ``pool.baseline_only_steps``), else the newest snapshot (``pool.latest_share``), else an older one
+  uniformly. Each env step,
   the seats to act are grouped by who plays them and every group is one forward pass (one per
   opponent kind); ``random`` and ``random-uniform`` are RandomAgent's two policies as tensor
   draws; ``rule`` is played by ``batched.rule``, a network fitted to RuleAgent (RuleAgent is
@@ -53,7 +54,8 @@ Outputs are the SB3 trainer's (``training.cli``'s docstring): ``config.yaml``, `
 evaluation of ``last`` with the tournament harness on CPU against the real RuleAgent and
 RandomAgent, ``eval.matchups``, Wilson intervals; ``best`` maximises its score) and ``tb/``
 (TensorBoard: ``train/*`` losses, ``rollout/*``, ``episodes/*``, ``pool/win_rate_vs/<name>``,
-``eval/*``, ``time/steps_per_second``). Ctrl-C or SIGTERM stops at the next env step with a
+``pool/win_rate_table/<edition>_<n>p``, ``pool/elo/<name>`` (the pool's ratings, updated once per rollout),
+``eval/*``, ``time/steps_per_second``; docs/training.md lists them beside the SB3 trainer's). Ctrl-C or SIGTERM stops at the next env step with a
 checkpoint of the last update (the rollout in progress is dropped). ``--resume`` continues from
 the last checkpoint with fresh tables (seeded from the seed and the step, as the SB3 trainer's
 envs are), so an unbroken run and a resumed one differ after the resume point; a fixed seed
