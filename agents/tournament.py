@@ -47,7 +47,6 @@ import json
 import math
 import multiprocessing
 import os
-import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
@@ -57,6 +56,7 @@ import numpy as np
 
 from uno_env.core import EDITIONS, Game, Rules
 from uno_env.files import atomic_path, atomic_write
+from uno_env.progress import Progress
 from uno_env.replay import Recorder
 
 from .base import Agent, choose_action
@@ -511,14 +511,14 @@ def _run(lineups: Sequence[Sequence[Agent]], rules: Sequence[Rules], deals: int,
     tasks = _chunks(len(lineups), deals, workers)
     total = sum((stop - start) * rules[m].num_players for m, start, stop in tasks)
     results: list[list[GameRecord]] = [[] for _ in lineups]
-    with _progress(progress, description, total) as advance:
+    with Progress(f"{description}:", total, "games", enabled=progress, transient=True) as bar:
         if workers <= 1:
             _init_worker(lineups, rules, seed, unit, max_decisions)
             try:
                 for task in tasks:
                     match, records = _play_chunk(task, check)
                     results[match] += records
-                    advance(len(records))
+                    bar.advance(len(records))
             finally:
                 _WORKER.clear()
         else:
@@ -535,66 +535,10 @@ def _run(lineups: Sequence[Sequence[Agent]], rules: Sequence[Rules], deals: int,
                     except StopIteration:
                         break
                     results[match] += records
-                    advance(len(records))
+                    bar.advance(len(records))
     for records in results:
         records.sort(key=lambda r: (r.deal, r.rotation))
     return results
-
-
-PROGRESS_EVERY_S = 10.0  # without a terminal, a progress line at most this often
-
-
-class _progress:
-    """Progress of a long run, used as ``with _progress(on, text, total) as advance``.
-
-    On a terminal (stderr is a tty): a transient rich bar. Otherwise: a line on stderr when
-    the run starts, then one at most every ``interval`` seconds (games done, elapsed, time
-    left), and one when it ends, so a log or a CI job shows a long evaluation is alive.
-    """
-
-    def __init__(self, enabled: bool, description: str, total: int, *, stream: Any = None,
-                 interval: float = PROGRESS_EVERY_S, clock: Callable[[], float] = time.monotonic) -> None:
-        self.enabled, self.description, self.total = enabled, description, total
-        self.stream = sys.stderr if stream is None else stream
-        self.interval, self.clock = interval, clock
-        self.done = 0
-        self._bar: Any = None
-        self._start = self._last = 0.0
-
-    def __enter__(self) -> Callable[[int], None]:
-        if not self.enabled:
-            return lambda _n: None
-        if getattr(self.stream, "isatty", lambda: False)():
-            from rich.console import Console
-            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
-
-            self._bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                                 TimeRemainingColumn(), transient=True, console=Console(file=self.stream))
-            self._bar.__enter__()
-            task = self._bar.add_task(self.description, total=self.total)
-            return lambda n: self._bar.advance(task, n)
-        self._start = self._last = self.clock()
-        self._line(f"{self.description}: playing {self.total} games")
-        return self._advance
-
-    def _advance(self, n: int) -> None:
-        self.done += n
-        now = self.clock()
-        if now - self._last >= self.interval and self.done < self.total:
-            self._last = now
-            elapsed = now - self._start
-            left = elapsed / self.done * (self.total - self.done) if self.done else float("nan")
-            self._line(f"{self.description}: {self.done}/{self.total} games ({100 * self.done / self.total:.0f}%), "
-                       f"{elapsed:.0f} s elapsed, about {left:.0f} s left")
-
-    def _line(self, text: str) -> None:
-        print(text, file=self.stream, flush=True)
-
-    def __exit__(self, exc_type: object, *exc: object) -> None:
-        if self._bar is not None:
-            self._bar.__exit__(exc_type, *exc)
-        elif self.enabled and exc_type is None:
-            self._line(f"{self.description}: {self.done}/{self.total} games in {self.clock() - self._start:.1f} s")
 
 
 def _as_agent(item: Agent | str, rules: Rules) -> tuple[Agent, str]:

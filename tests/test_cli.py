@@ -21,10 +21,11 @@ import pytest
 import uno_env
 from agents.ppo_agent import SHIPPED_DIR
 from agents.registry import shipped_checkpoint
-from agents.tournament import _progress, evaluate
+from agents.tournament import evaluate
 from uno_app import cli, terminal, watch
 from uno_app import evaluate as evaluate_cli
 from uno_env.core import EDITIONS, Rules
+from uno_env.progress import Progress
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -198,27 +199,28 @@ def test_evaluate_shows_progress_when_stderr_is_not_a_terminal(tmp_path: Path) -
     out = run_cli("evaluate", "--agents", "rule", "random", "--games", "4", cwd=tmp_path)
     assert out.returncode == 0
     lines = out.stderr.splitlines()
-    assert lines[0] == "rule vs random: playing 4 games"
-    assert re.fullmatch(r"rule vs random: 4/4 games in \d+\.\d s", lines[-1])
-    assert "| rule |" in out.stdout and "playing" not in out.stdout  # the report stays clean on stdout
+    assert lines[0] == "rule vs random: 0/4 games"
+    assert re.fullmatch(r"rule vs random: 4/4 games done in \d+\.\d s", lines[-1])
+    assert "| rule |" in out.stdout and "0/4 games" not in out.stdout  # the report stays clean on stdout
 
 
 def test_progress_lines_come_at_most_every_interval() -> None:
+    """The one reporter (``uno_env.progress``) as the tournament uses it, on a fake clock."""
     now = [0.0]
     stream = io.StringIO()
-    with _progress(True, "match", 100, stream=stream, interval=10.0, clock=lambda: now[0]) as advance:
+    with Progress("match:", 100, "games", stream=stream, interval=10.0, clock=lambda: now[0]) as bar:
         for _ in range(10):
             now[0] += 4.0
-            advance(10)
+            bar.advance(10)
     lines = stream.getvalue().splitlines()
-    assert lines[0] == "match: playing 100 games"
+    assert lines[0] == "match: 0/100 games"
     assert lines[1:-1] == ["match: 30/100 games (30%), 12 s elapsed, about 28 s left",
                            "match: 60/100 games (60%), 24 s elapsed, about 16 s left",
                            "match: 90/100 games (90%), 36 s elapsed, about 4 s left"]
-    assert lines[-1] == "match: 100/100 games in 40.0 s"
+    assert lines[-1] == "match: 100/100 games done in 40.0 s"
     quiet = io.StringIO()
-    with _progress(False, "match", 100, stream=quiet) as advance:
-        advance(100)
+    with Progress("match:", 100, "games", enabled=False, stream=quiet) as bar:
+        bar.advance(100)
     assert quiet.getvalue() == ""
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import io
 import json
 import os
@@ -439,10 +440,10 @@ def test_the_quickstart_resumes_after_ctrl_c_with_the_command_it_prints(tmp_path
 def test_progress_is_plain_lines_off_a_terminal_and_a_bar_on_one() -> None:
     import doctest
 
-    import training.run.progress
-    from training.run.progress import Progress
+    import uno_env.progress
+    from uno_env.progress import Progress
 
-    assert doctest.testmod(training.run.progress).failed == 0
+    assert doctest.testmod(uno_env.progress).failed == 0
 
     class Terminal(io.StringIO):
         def isatty(self) -> bool:
@@ -458,6 +459,20 @@ def test_progress_is_plain_lines_off_a_terminal_and_a_bar_on_one() -> None:
         bar.update(2)
         bar.log("only this")
     assert quiet.getvalue() == "only this\n"
+
+
+def test_the_tournament_training_and_imitation_share_one_progress_reporter() -> None:
+    """Issue 23.3: one reporter, below ``agents``; the old copies are gone."""
+    import agents.tournament
+    import training.run.schedule
+    import training.sb3.imitation
+    import uno_env.progress
+
+    assert agents.tournament.Progress is training.sb3.imitation.Progress is uno_env.progress.Progress
+    assert training.run.schedule.Progress is uno_env.progress.Progress
+    assert not hasattr(agents.tournament, "_progress")
+    with pytest.raises(ModuleNotFoundError):
+        importlib.import_module("training.run.progress")
 
 
 def test_every_long_phase_prints_progress_when_not_on_a_terminal(tmp_path: Path, capfd: pytest.CaptureFixture[str]
@@ -573,7 +588,7 @@ def test_a_resumed_run_says_where_it_resumes_and_counts_from_there(
 
 def test_progress_that_stops_early_says_how_far_it_got_never_done() -> None:
     from training.run.interrupt import TrainingInterrupted
-    from training.run.progress import Progress
+    from uno_env.progress import Progress
 
     out = io.StringIO()
     with pytest.raises(TrainingInterrupted), Progress("[train]", 1000, "steps", stream=out, start=200) as bar:

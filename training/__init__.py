@@ -6,9 +6,10 @@
 * ``training.run``: the run layer under every trainer (imports no trainer):
   ``state`` (``RunState``, what ``resume/state.json`` holds), ``rundir`` (config, checkpoints and
   their cards, the one checkpoint exporter), ``schedule`` (drives every trainer through the
-  ``Trainer`` protocol: ``learn_until`` the next snapshot, evaluation or checkpoint, then finish), ``evaluation``, ``launch`` (start or resume a run),
-  ``resume`` (safetensors + JSON, no pickle), ``interrupt`` (Ctrl-C and SIGTERM), ``progress``,
-  ``pool`` (the pool's ratings) and ``critic`` (the hidden cards the privileged critic reads);
+  ``Trainer`` protocol: ``learn_until`` the next snapshot, evaluation or checkpoint, then finish), ``evaluation``,
+  ``launch`` (start or resume a run), ``resume`` (safetensors + JSON, no pickle), ``interrupt`` (Ctrl-C and
+  SIGTERM), ``pool`` (the pool's draw rule and ratings) and ``critic`` (the hidden cards the privileged critic
+  reads); progress is ``uno_env.progress``, the reporter the tournament uses too;
 * ``training.sb3``: the SB3 trainer: ``trainer`` (MaskablePPO behind ``learn_until``, a thin
   callback for statistics), ``pool`` (the opponent pool and training env), ``vec_env`` (``ShardedVecEnv``),
   ``policy`` (input scaling, the privileged-critic policy), ``imitation`` (the warm start);

@@ -18,9 +18,10 @@ What a run does, in the terms of ``training.run.config`` (the SB3 trainer's keys
   drawn once from ``env`` (lists are weighted by repeats), so one batch mixes editions and sizes
   for a universal policy. ``env.episode``, ``env.reward``, ``env.max_turns`` as the engine's.
 * **Seats.** At every episode start, per table, the learner's seat is drawn uniformly and every
-  other seat gets an opponent from the pool: a baseline (``pool.baselines``; chance
-  ``pool.baseline_share``, always before the first snapshot and for ``pool.baseline_only_steps``),
-  else the newest snapshot (``pool.latest_share``), else an older one uniformly. Each env step,
+  other seat gets an opponent from the pool by the SB3 trainer's draw rule (``training.run.pool.draw_opponents``):
+  a baseline (``pool.baselines``; chance ``pool.baseline_share``, always before the first snapshot and
+  for ``pool.baseline_only_steps``), else the newest snapshot (``pool.latest_share``), else an older one
+  uniformly. Each env step,
   the seats to act are grouped by who plays them and every group is one forward pass (one per
   opponent kind); ``random`` and ``random-uniform`` are RandomAgent's two policies as tensor
   draws; ``rule`` is played by ``batched.rule``, a network fitted to RuleAgent (RuleAgent is
@@ -56,7 +57,8 @@ Outputs are the SB3 trainer's (``training.cli``'s docstring): ``config.yaml``, `
 evaluation of ``last`` with the tournament harness on CPU against the real RuleAgent and
 RandomAgent, ``eval.matchups``, Wilson intervals; ``best`` maximises its score) and ``tb/``
 (TensorBoard: ``train/*`` losses, ``rollout/*``, ``episodes/*``, ``pool/win_rate_vs/<name>``,
-``eval/*``, ``time/steps_per_second``). Ctrl-C or SIGTERM stops at the next env step with a
+``pool/win_rate_table/<edition>_<n>p``, ``pool/elo/<name>`` (the pool's ratings, updated once per rollout),
+``eval/*``, ``time/steps_per_second``; docs/training.md lists them beside the SB3 trainer's). Ctrl-C or SIGTERM stops at the next env step with a
 checkpoint of the last update (the rollout in progress is dropped). ``--resume`` continues from
 the last checkpoint with fresh tables (seeded from the seed and the step, as the SB3 trainer's
 envs are), so an unbroken run and a resumed one differ after the resume point; a fixed seed
@@ -88,11 +90,11 @@ from training.batched.selfplay import Rollout, SelfPlay
 from training.run.config import TrainConfig
 from training.run.interrupt import StopRequests
 from training.run.launch import Saved, starting_state
-from training.run.progress import Progress
 from training.run.resume import capture, restore
 from training.run.rundir import export_checkpoint, snapshot_path
 from training.run.schedule import drive
 from training.run.state import Counters, JsonObject, RunState
+from uno_env.progress import Progress
 
 if TYPE_CHECKING:
     from torch.utils.tensorboard import SummaryWriter
@@ -119,6 +121,7 @@ class Learner:
         self.buffer: Rollout | None = None
         self.writer: SummaryWriter | None = None
         self._last_line = time.perf_counter()
+        self.elo: dict[str, float] = {}
 
     def start(self, state: RunState) -> None:
         """Set up the tables and the pool for a run at ``state``: seeded from the seed and the step, snapshots
@@ -126,6 +129,7 @@ class Learner:
         from agents.ppo_agent import read_checkpoint
 
         config, device = self.config, self.device
+        self.elo = state.elo  # the run's ratings (the schedule's RunState): updated once per rollout
         run_seed = int(np.random.SeedSequence([config.seed, state.steps]).generate_state(1)[0])
         self.generator = torch.Generator(device=device).manual_seed(run_seed)
         play = self.play = SelfPlay(config, device, run_seed, self.generator, lambda: self.num_timesteps)
@@ -170,8 +174,9 @@ class Learner:
                                  policy_on=self.num_timesteps > self.config.batched.value_warmup_steps)
             self.updates += p.n_epochs
             elapsed = time.perf_counter() - started
-            scalars = {**metrics, **play.statistics(), "time/steps_per_second": n / elapsed,
-                       "time/rollout_share": rollout_seconds / elapsed, "pool/snapshots": len(play.snapshot_ids)}
+            scalars = {**metrics, **play.statistics(), **play.rate(self.elo), "time/steps_per_second": n / elapsed,
+                       "time/rollout_share": rollout_seconds / elapsed, "pool/snapshots": len(play.snapshot_ids),
+                       "train/learning_rate": p.learning_rate, "train/clip_range": p.clip_range}
             self.episodes += int(scalars["episodes/count"])
             self.log_scalars(scalars)
             progress.update(self.num_timesteps)

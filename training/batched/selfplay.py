@@ -15,6 +15,7 @@ from training.batched.networks import Actor, ActorCritic, actor_from_tensors, ma
 from training.run.config import ConfigError, TrainConfig
 from training.run.critic import NEXT_DRAWS, privileged_size
 from training.run.interrupt import StopRequests
+from training.run.pool import Result, draw_opponents, update_ratings
 from uno_env.batched import BatchedUno
 from uno_env.batched.tables import Tables
 from uno_env.core.actions import DRAW, NUM_ACTIONS, NUM_PLAY_ACTIONS
@@ -173,6 +174,13 @@ class SelfPlay:
         self._stats = torch.zeros(4, device=device)  # episodes, learner wins, truncated, decisions
         self._kind_games = torch.zeros(0, device=device)
         self._kind_wins = torch.zeros(0, device=device)
+        # per table's edition and size (``pool/win_rate_table/<edition>_<n>p``, as the SB3 trainer logs)
+        labels = [f"{edition}_{n}p" for edition, n in zip(options["edition"], options["num_players"], strict=True)]
+        self.table_labels = sorted(set(labels))
+        self._table_label = torch.tensor([self.table_labels.index(label) for label in labels], device=device)
+        self._label_games = torch.zeros(len(self.table_labels), device=device)
+        self._label_wins = torch.zeros(len(self.table_labels), device=device)
+        self._ended: list[torch.Tensor] = []  # per env step with ended episodes: who sat where, who won (``rate``)
 
     # ---------------------------------------------------------------- the pool
     def add_snapshot(self, name: str, actor: Actor, limit: int) -> None:
@@ -192,21 +200,15 @@ class SelfPlay:
     def _uniform(self, *shape: int) -> torch.Tensor:
         return torch.rand(*shape, generator=self.generator, device=self.device)
 
-    def _pick(self, ids: list[int], shape: tuple[int, ...]) -> torch.Tensor:
-        """Uniform draws from ``ids``."""
-        index = (self._uniform(*shape) * len(ids)).long().clamp(max=len(ids) - 1)
-        return torch.tensor(ids, device=self.device)[index]
-
     def draw_seats(self, m: torch.Tensor) -> None:
-        """At the tables ``m`` (a new episode): the learner's seat and every other seat's opponent."""
+        """At the tables ``m`` (a new episode): the learner's seat, and every other seat's opponent by the pool's
+        draw rule (``training.run.pool.draw_opponents``, three uniforms per seat)."""
         pool = self.config.pool
-        shape = (self.num_tables, self.seats)
         seat = (self._uniform(self.num_tables) * self.num_players).long().clamp(max=self.num_players - 1)
-        kind = self._pick(self.baseline_ids, shape)
-        if self.snapshot_ids and self.steps() >= pool.baseline_only_steps:
-            older = self._pick(self.snapshot_ids[:-1] or self.snapshot_ids, shape)
-            snapshot = torch.where(self._uniform(*shape).lt(pool.latest_share), self.snapshot_ids[-1], older)
-            kind = torch.where(self._uniform(*shape).lt(pool.baseline_share), kind, snapshot)
+        snapshots = len(self.snapshot_ids) if self.steps() >= pool.baseline_only_steps else 0
+        member = draw_opponents(self._uniform(self.num_tables, self.seats, 3), len(self.baseline_ids), snapshots,
+                                pool.baseline_share, pool.latest_share)
+        kind = torch.tensor(self.baseline_ids + self.snapshot_ids, device=self.device)[member.long()]
         self.learner_seat = torch.where(m, seat, self.learner_seat)
         self.seat_kind = torch.where(m[:, None], kind, self.seat_kind)
 
@@ -307,10 +309,34 @@ class SelfPlay:
         sat = sat.float() * ended[:, None]
         self._kind_games += sat.sum(0)
         self._kind_wins += (sat * won[:, None]).sum(0)
+        self._label_games.index_add_(0, self._table_label, ended.float())
+        self._label_wins.index_add_(0, self._table_label, won.float())
         self._stats += torch.stack([ended.sum(), won.sum(), state.truncated.sum(),
                                     (self._episode_turns * ended).sum()]).float()
         self._episode_turns = torch.where(ended, 0.0, self._episode_turns)
+        if state.ended_tables.numel():
+            t = state.ended_tables  # columns: learner seat, seat kinds, winners, truncated, table size
+            winners = state.rewards[t, :self.seats].gt(0) & state.terminated[t, None]
+            self._ended.append(torch.cat([self.learner_seat[t, None], self.seat_kind[t], winners.long(),
+                                          state.truncated[t, None].long(), self.num_players[t, None]], 1))
         self.draw_seats(ended)
+
+    def rate(self, elo: dict[str, float]) -> dict[str, float]:
+        """Update the ratings ``elo`` from the episodes ended since the last call, in the order they ended, by the
+        SB3 trainer's rule (``training.run.pool.update_ratings``); returns the ``pool/elo/<name>`` scalars.
+
+        A seat won when its reward was positive as its episode ended: with ``env.reward: win`` the round's
+        winner (``episode: round``) or the game's winners (``game``), partners sharing a win; with ``score``
+        the seats the engine paid for the last round."""
+        s = self.seats
+        for row in torch.cat(self._ended).tolist() if self._ended else []:
+            seat, kinds, winners, truncated, n = row[0], row[1:1 + s], row[1 + s:1 + 2 * s], row[1 + 2 * s], row[-1]
+            opponents = {other: self.kinds[kind].name for other, kind in enumerate(kinds[:n])
+                         if other != seat and kind in self.kinds}  # a kind gone from the pool: a dropped snapshot
+            update_ratings(elo, Result(won=bool(winners[seat]), truncated=bool(truncated), opponents=opponents,
+                                       winners=[w for w in range(n) if winners[w]]), self.config.pool.baselines)
+        self._ended = []
+        return {f"pool/elo/{name}": rating for name, rating in elo.items()}
 
     def statistics(self) -> dict[str, float]:
         """The episodes ended since the last call: TensorBoard scalars (``episodes/count`` among them)."""
@@ -323,7 +349,13 @@ class SelfPlay:
         for kind_id, opponent in self.kinds.items():
             if kind_id < len(games) and games[kind_id]:
                 scalars[f"pool/win_rate_vs/{opponent.name}"] = won[kind_id] / games[kind_id]
+        for label, played, won_there in zip(self.table_labels, self._label_games.tolist(), self._label_wins.tolist(),
+                                            strict=True):
+            if played:
+                scalars[f"pool/win_rate_table/{label}"] = won_there / played
         self._stats.zero_()
+        self._label_games.zero_()
+        self._label_wins.zero_()
         self._kind_games.zero_()
         self._kind_wins.zero_()
         return scalars

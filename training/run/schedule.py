@@ -20,10 +20,10 @@ from typing import TYPE_CHECKING, Protocol
 from training.run.config import TrainConfig
 from training.run.evaluation import evaluate_checkpoint, record_evaluation
 from training.run.interrupt import StopRequests, TrainingInterrupted
-from training.run.progress import Progress
 from training.run.resume import write_resume
 from training.run.rundir import RunWriteError, snapshot_path, write_card
 from training.run.state import Counters, JsonObject, RunState
+from uno_env.progress import Progress
 
 if TYPE_CHECKING:
     import torch

@@ -32,9 +32,9 @@ import numpy as np
 from agents.registry import make_agent
 from training.run.config import TrainConfig
 from training.run.critic import privileged_features
-from training.run.progress import Progress
 from uno_env.core.rules import Rules
 from uno_env.observation import action_mask, observe
+from uno_env.progress import Progress
 from uno_env.uno_v0 import raw_env
 
 __all__ = ["Demonstrations", "imitate", "play_demonstrations"]
@@ -142,7 +142,7 @@ def imitate(policy: Any, config: TrainConfig, seed: int, show_progress: bool = T
     """Fit ``policy`` (an SB3 maskable actor-critic) to the teacher (or to ``demos``, recorded already);
     returns the fit's statistics.
 
-    Both phases report progress (``training.run.progress``; ``show_progress=False``: only a line per epoch).
+    Both phases report progress (``uno_env.progress``; ``show_progress=False``: only a line per epoch).
     ``check`` is called after every round played and every batch fitted (``StopRequests.check``: it
     raises to abandon the warm start).
     """

@@ -1,9 +1,10 @@
 """The opponent pool and the training env: baselines plus frozen snapshots of the learner.
 
 ``PoolOpponent`` is the single opponent object a ``SingleAgentEnv`` is given; it draws an
-opponent for each seat at that seat's first decision of every episode: a baseline (with
-chance ``baseline_share``, or always before the first snapshot), else the newest snapshot
-(chance ``latest_share``), else a uniformly drawn older one. Snapshots are
+opponent for each seat at that seat's first decision of every episode, by the pool's draw rule
+(``training.run.pool.draw_opponents``, the batched trainer's too: a baseline with chance
+``baseline_share`` or always before self-play begins, else the newest snapshot with chance
+``latest_share``, else a uniformly drawn older one) from three uniforms of its generator. Snapshots are
 ``agents.PPOAgent`` checkpoints (numpy inference, no torch). Each seat gets its own baseline
 instance, so agents with memory never share it across seats.
 
@@ -24,6 +25,7 @@ from agents.ppo_agent import PPOAgent
 from agents.registry import make_agent
 from training.run.config import TrainConfig
 from training.run.critic import critic_bounds, privileged_features
+from training.run.pool import draw_opponents
 from uno_env.single_agent import SingleAgentEnv
 
 __all__ = ["PoolOpponent", "TrainingEnv", "make_training_env"]
@@ -43,7 +45,8 @@ class PoolOpponent:
         self.snapshots: list[tuple[str, str]] = []  # (name, path), oldest first
         self._loaded: dict[str, PPOAgent] = {}
         self._baseline_agents: dict[tuple[int, str], Agent] = {}
-        self._rng = np.random.default_rng()
+        self.rng = np.random.default_rng()
+        """The draws' generator (``seed`` resets it): three uniforms per seat, then the opponent's seed."""
         self.self_play = True
         self.assigned: dict[int, str] = {}
         self._agents: dict[int, Any] = {}
@@ -51,7 +54,7 @@ class PoolOpponent:
     # Called by SingleAgentEnv before each episode.
     def seed(self, seed: int) -> None:
         """Reseed the draws (and, through them, every opponent's own generator)."""
-        self._rng = np.random.default_rng(seed)
+        self.rng = np.random.default_rng(seed)
 
     def reset(self) -> None:
         """A new episode: every seat's opponent is drawn again at its first decision."""
@@ -66,18 +69,17 @@ class PoolOpponent:
         self.self_play = self_play
 
     def _draw(self, seat: int) -> tuple[str, Any]:
-        rng = self._rng
-        if not self.snapshots or not self.self_play or rng.random() < self.baseline_share:
-            spec = self.baselines[int(rng.integers(len(self.baselines)))]
-            agent = self._baseline_agents.get((seat, spec))
+        rng = self.rng
+        snapshots = len(self.snapshots) if self.self_play else 0
+        index = int(draw_opponents(rng.random(3), len(self.baselines), snapshots, self.baseline_share,
+                                   self.latest_share))
+        if index < len(self.baselines):
+            name = self.baselines[index]
+            agent = self._baseline_agents.get((seat, name))
             if agent is None:
-                agent = self._baseline_agents[(seat, spec)] = make_agent(spec, allow_import=False)
-            name = spec
+                agent = self._baseline_agents[(seat, name)] = make_agent(name, allow_import=False)
         else:
-            if len(self.snapshots) == 1 or rng.random() < self.latest_share:
-                name, path = self.snapshots[-1]
-            else:
-                name, path = self.snapshots[int(rng.integers(len(self.snapshots) - 1))]
+            name, path = self.snapshots[index - len(self.baselines)]
             agent = self._loaded.get(path)
             if agent is None:
                 agent = self._loaded[path] = PPOAgent.load(path, deterministic=self.deterministic_snapshots)

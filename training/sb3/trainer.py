@@ -38,7 +38,7 @@ after the update of a rollout that step completes; an evaluation or the warm sta
 status is 130 (143 for SIGTERM). Resuming a run stopped before its first checkpoint (during the
 warm start) starts it again from its ``config.yaml``.
 
-**Progress** (``training.run.progress``): every phase longer than a few seconds (recording the
+**Progress** (``uno_env.progress``): every phase longer than a few seconds (recording the
 teacher's decisions, fitting them, PPO steps, each evaluation matchup) shows a bar on a
 terminal and plain lines otherwise (``--no-progress``: none).
 
@@ -72,11 +72,11 @@ from training.run.config import TrainConfig, config_from_dict  # noqa: E402
 from training.run.interrupt import StopRequests  # noqa: E402
 from training.run.launch import Saved, starting_state  # noqa: E402
 from training.run.pool import Outcome, update_ratings  # noqa: E402
-from training.run.progress import Progress  # noqa: E402
 from training.run.resume import capture, restore  # noqa: E402
 from training.run.rundir import export_checkpoint, snapshot_path  # noqa: E402
 from training.run.schedule import drive  # noqa: E402
 from training.run.state import Counters, JsonObject, RunState  # noqa: E402
+from uno_env.progress import Progress  # noqa: E402
 
 if TYPE_CHECKING:
     import torch

@@ -108,11 +108,11 @@ def record(config: TrainConfig, seed: int, chunk: int = 50_000,
 
 def fit(config: TrainConfig, out: Path, show_progress: bool = True) -> dict[str, float]:
     """Record the teacher, fit the policy, write the checkpoint to ``out``; returns the fit's statistics."""
-    from training.run.progress import Progress
     from training.run.rundir import checkpoint_metadata
     from training.sb3.imitation import imitate
     from training.sb3.policy import export_policy
     from training.sb3.trainer import seed_everything
+    from uno_env.progress import Progress
 
     if not config.imitation.teacher:
         raise ConfigError("imitation.teacher: rule_net needs a teacher to imitate (e.g. rule)")
