@@ -63,3 +63,31 @@ def test_agilerl_dqn_collects_learner_transitions_and_learns() -> None:
     losses = [dqn.learn(memory.sample(dqn.batch_size)) for _ in range(5)]
     assert all(np.isfinite(float(loss)) for loss in losses)
     assert any(not torch.equal(b, p) for b, p in zip(before, dqn.actor.parameters(), strict=True))
+
+
+def test_agilerl_ippo_on_the_parallel_api_reads_the_masks_from_the_infos_and_learns_from_them() -> None:
+    import importlib.util
+    import sys
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parent.parent / "examples" / "ecosystem" / "agilerl_ippo.py"
+    spec = importlib.util.spec_from_file_location("agilerl_ippo_example", path)
+    assert spec is not None and spec.loader is not None
+    example = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = example  # dataclasses look their module up there
+    spec.loader.exec_module(example)
+    torch.manual_seed(0)
+    torch.set_num_threads(1)
+    np.random.seed(0)
+    env = example.make_parallel_env(max_turns=200)
+    obs, info = env.reset(seed=0)
+    assert all(set(i) == {"action_mask"} for i in info.values())  # infos="mask" through the conversion
+    assert all(o.shape == env.observation_space(a).shape for a, o in obs.items())  # the vector alone
+    args = example.Args(updates=2, learn_step=256, batch_size=128, max_turns=200)
+    agent = example.build_agent(env, args)
+    before = [p.detach().clone() for p in agent.actors["player"].parameters()]
+    illegal = example.train(agent, args)
+    assert illegal == [0, 0]  # 512 decisions, each of an action the decider's infos mask allowed
+    assert any(not torch.equal(b, p) for b, p in zip(before, agent.actors["player"].parameters(), strict=True))
+    won, played = example.win_rate(agent, rounds=2, max_turns=100, seed=10_000)
+    assert played == 2 and 0 <= won <= 2

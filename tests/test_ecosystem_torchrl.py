@@ -9,6 +9,10 @@ TorchRL is not installed.
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+
 import pytest
 
 pytest.importorskip("torchrl", reason="TorchRL is not installed (pip install -e '.[eco]')")
@@ -24,7 +28,6 @@ pytestmark = pytest.mark.slow
 
 def test_gym_env_by_registry_id_passes_check_env_specs_and_rolls_out() -> None:
     torch.manual_seed(0)
-    uno_env.register_envs()  # uno_env is imported before gymnasium here (TorchRL imports it lazily)
     env = GymEnv("uno_env/UnoSingleAgent-v0")  # TorchRL passes frameskip=1 and drops it on the TypeError
     env.set_seed(0)
     check_env_specs(env)
@@ -32,6 +35,17 @@ def test_gym_env_by_registry_id_passes_check_env_specs_and_rolls_out() -> None:
     assert rollout.batch_size[0] >= 1
     assert rollout["observation"].shape[-1] == env.observation_spec["observation"].shape[-1]
     GymEnv("uno_env/UnoSingleAgent-v0", num_players=3).rollout(5)  # the env's own keywords pass through
+
+
+@pytest.mark.parametrize("imports", ["import uno_env\nfrom torchrl.envs import GymEnv",
+                                     "from torchrl.envs import GymEnv\nimport uno_env"])
+def test_gym_env_by_registry_id_after_a_plain_import_uno_env(imports: str) -> None:
+    # TorchRL imports gymnasium only inside GymEnv(), after uno_env: the one-shot hook registers then.
+    code = f"{imports}\nenv = GymEnv('uno_env/UnoSingleAgent-v0', num_players=3)\nprint(env.rollout(3).batch_size[0] >= 1)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False, timeout=300,
+                         env={**os.environ, "OMP_NUM_THREADS": "1"})
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split()[-1] == "True"
 
 
 def test_pettingzoo_wrapper_with_mask_takes_only_legal_actions() -> None:

@@ -169,6 +169,9 @@ REGISTRY_CHECK = (
 @pytest.mark.parametrize("imports", [
     "import gymnasium as gym\nimport pettingzoo\nimport uno_env",  # libraries first: import uno_env registers
     "import uno_env\nimport gymnasium, pettingzoo\nuno_env.register_envs()",  # uno_env first: the explicit call
+    "import uno_env\nimport gymnasium, pettingzoo",  # uno_env first: registered as each library is imported
+    "import uno_env\nimport gymnasium\nimport pettingzoo",  # the hook stays until both are registered
+    "import uno_env.core\nimport gymnasium, pettingzoo",  # importing the rules engine alone installs it too
     "import uno_env\nuno_env.register_envs()\nuno_env.register_envs()",  # idempotent, imports both itself
     "import uno_env\nuno_env.env(num_players=2)\nimport gymnasium",  # first use of the env registers both
 ])
@@ -177,6 +180,18 @@ def test_registration_in_a_fresh_interpreter(imports: str) -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
     assert out.returncode == 0, out.stderr
     assert out.stdout.split() == (["2", "3"] if HAS_PETTINGZOO_REGISTRY else ["3"])
+
+
+def test_the_registration_hook_keeps_the_libraries_own_loaders_and_removes_itself() -> None:
+    code = ("import sys, uno_env\n"
+            "hooks = lambda: [f for f in sys.meta_path if type(f).__module__ == 'uno_env']\n"
+            "print(len(hooks()))\n"
+            "import gymnasium\n"
+            "print(len(hooks()), type(gymnasium.__loader__).__module__, gymnasium.__spec__.loader is gymnasium.__loader__)\n"
+            "import pettingzoo\n"
+            "print(len(hooks()), uno_env.GYM_ID in gymnasium.registry)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["1", "1", "_frozen_importlib_external", "True", "0", "True"]
 
 
 def test_importing_uno_env_does_not_import_pettingzoo() -> None:
@@ -194,7 +209,8 @@ def test_pettingzoo_style_module_layout() -> None:
     assert type(module) is types.ModuleType and not callable(module)
     assert isinstance(uno_env.env(num_players=2), wrappers.OrderEnforcingWrapper)
     assert type(uno_env.env(num_players=2)) is module.OrderEnforcingWrapper  # stock checks, attributes bound
-    assert not any(type(f).__module__.startswith("uno_env") for f in sys.meta_path)  # no import hook
+    # Both libraries are imported here, so uno_env's one-shot registration hook has removed itself.
+    assert not any(type(f).__module__.startswith("uno_env") for f in sys.meta_path)
 
 
 def test_one_action_and_observation_layout_for_every_edition_and_table() -> None:
@@ -686,6 +702,13 @@ def test_unknown_keyword_is_a_type_error_and_a_rules_error_wherever_the_env_take
         assert isinstance(caught.value, RulesError) and isinstance(caught.value, UnknownOptionError)
     with pytest.raises(TypeError, match="frameskip"):
         gymnasium.make(uno_env.GYM_ID, frameskip=4)
+    with pytest.raises(TypeError, match="unknown rule option.*frameskip"):
+        uno_env.round_robin(uno_env.env(num_players=2, frameskip=4))
+    with pytest.raises(TypeError, match="frameskip"):
+        uno_env.round_robin(uno_env.env(num_players=2), frameskip=4)  # Python's own error: round_robin takes none
+    if HAS_PETTINGZOO_REGISTRY:
+        with pytest.raises(TypeError, match="unknown rule option.*frameskip"):
+            pettingzoo.make("aec", uno_env.ENV_ID, num_players=2, frameskip=4)
 
 
 def test_unknown_keyword_message_has_pythons_wording_that_torchrl_matches() -> None:

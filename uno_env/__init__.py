@@ -16,24 +16,30 @@ The rules engine is ``uno_env.core`` (pure Python). The RL adapters load on firs
 * ``uno_env.observe(game, seat, max_players=10)`` / ``uno_env.action_mask(game, seat)``: the
   observation encoder (``uno_env.observation``, numpy only).
 
-Registration is explicit, as PettingZoo and Gymnasium fill their registries only from imports
-(neither discovers entry points): ``uno_env.register_envs()`` registers both ids (importing
-both libraries), and is idempotent. ``import uno_env`` registers with whichever of the two is
-already imported, so the usual order needs nothing more::
+Registration: Gymnasium and PettingZoo fill their registries only from imports (Gymnasium 1.x
+dropped its entry-point plugins, PettingZoo never had them), and ``import uno_env`` must not import
+either (``uno_env.core`` stays free of them). So ``import uno_env`` registers
+``uno_env/UnoSingleAgent-v0`` and ``uno_env/uno-v0`` with whichever of the two libraries is
+already imported, and the other one right after it is first imported, in any order: a one-shot
+import hook that removes itself once both are registered. So the ids work after a plain
+``import uno_env``, also where a library imports Gymnasium only when called (TorchRL's
+``GymEnv``)::
 
-    import gymnasium as gym
     import uno_env
+    import gymnasium as gym
 
     env = gym.make("uno_env/UnoSingleAgent-v0")
 
-Importing ``uno_env.uno_v0`` or ``uno_env.single_agent`` (or first use of ``uno_env.env``,
-``uno_env.raw_env`` or ``uno_env.SingleAgentEnv``) registers both too.
+``uno_env.register_envs()`` registers both at once (importing both libraries); idempotent.
 """
 
 from __future__ import annotations
 
 import importlib
+import importlib.abc
+import importlib.util
 import sys
+from collections.abc import Callable
 from typing import Any
 
 __version__ = "0.1.0"
@@ -99,8 +105,66 @@ def register_pettingzoo() -> None:
         register("aec", ENV_ID, entry_point="uno_env.uno_v0:env")
 
 
-# Register with the libraries already imported (looked up, never imported here).
-if "gymnasium" in sys.modules:
-    register_gymnasium()
-if "pettingzoo" in sys.modules:
-    register_pettingzoo()
+class _ThenRegister(importlib.abc.Loader):
+    """A library's own loader, then ``register()`` once the library has finished importing."""
+
+    def __init__(self, loader: Any, register: Callable[[], None]) -> None:
+        self.loader = loader
+        self.register = register
+
+    def create_module(self, spec: Any) -> Any:
+        return self.loader.create_module(spec)
+
+    def exec_module(self, module: Any) -> None:
+        self.loader.exec_module(module)
+        module.__loader__ = module.__spec__.loader = self.loader  # the library's own loader from now on
+        self.register()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.loader, name)
+
+
+class _RegisterOnImport(importlib.abc.MetaPathFinder):
+    """Registers uno_env's ids right after Gymnasium or PettingZoo is imported; removes itself after both.
+
+    A lookup alone (``importlib.util.find_spec``, as TorchRL does to see what is installed) registers
+    nothing: the registration runs when the library's module is executed.
+    """
+
+    def __init__(self, pending: dict[str, Callable[[], None]]) -> None:
+        self.pending = pending
+        self.looking = False
+
+    def find_spec(self, fullname: str, path: Any = None, target: Any = None) -> Any:
+        if fullname not in self.pending or self.looking:
+            return None
+        self.looking = True
+        try:
+            spec = importlib.util.find_spec(fullname)  # the other finders' answer (this one declines meanwhile)
+        finally:
+            self.looking = False
+        if spec is not None and spec.loader is not None:
+            spec.loader = _ThenRegister(spec.loader, lambda: self.registered(fullname))
+        return spec
+
+    def registered(self, library: str) -> None:
+        """Register with ``library``, just imported; leave ``sys.meta_path`` once none is pending."""
+        self.pending.pop(library)()
+        if not self.pending and self in sys.meta_path:
+            sys.meta_path.remove(self)
+
+
+def _register_now_or_on_import() -> None:
+    """Register with the libraries already imported, and hook the import of the others."""
+    pending: dict[str, Callable[[], None]] = {}
+    for library, register in (("gymnasium", register_gymnasium), ("pettingzoo", register_pettingzoo)):
+        if library in sys.modules:
+            register()
+        else:
+            pending[library] = register
+    hooked = [finder for finder in sys.meta_path if type(finder).__name__ == _RegisterOnImport.__name__]
+    if pending and not hooked:  # one hook per interpreter, also after importlib.reload(uno_env)
+        sys.meta_path.insert(0, _RegisterOnImport(pending))
+
+
+_register_now_or_on_import()

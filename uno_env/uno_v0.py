@@ -161,8 +161,9 @@ Version history
   - the module is ``uno_env.uno_v0`` (was ``uno_env.env``, a module that was also callable);
     ``uno_env.env(...)`` and ``uno_env.raw_env(...)`` work as before, ``uno_env.env`` is now
     the factory function; the registry entry point is ``uno_env.uno_v0:env``;
-  - registration is explicit (``uno_env.register_envs()``, or ``import uno_env`` after
-    Gymnasium / PettingZoo) instead of an import hook;
+  - registration by ``import uno_env``: with the libraries already imported, and with the
+    others right after they are imported (a one-shot hook, so TorchRL's ``GymEnv`` finds the
+    id), or ``uno_env.register_envs()``;
   - ``env()`` returns subclasses of PettingZoo's stock wrappers that bind the episode's
     attributes (PettingZoo forwards them through ``__getattr__`` per layer, which cost more than
     the game); its out-of-bounds check raises ``IllegalActionError`` (was ``AssertionError``, and
