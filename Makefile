@@ -36,7 +36,8 @@ $(ECO)/.installed: pyproject.toml
 
 test-eco: $(ECO)/.installed
 	$(ECO)/bin/python -m pytest -q -n 2 tests/test_ecosystem.py tests/test_ecosystem_rllib.py tests/test_ecosystem_rllib_example.py \
-	    tests/test_ecosystem_tianshou.py tests/test_ecosystem_agilerl.py tests/test_ecosystem_torchrl.py tests/test_env.py tests/test_single_agent.py
+	    tests/test_ecosystem_tianshou.py tests/test_ecosystem_agilerl.py tests/test_ecosystem_torchrl.py tests/test_ecosystem_ray_cluster.py \
+	    tests/test_env.py tests/test_single_agent.py
 
 ## bench: engine, env and batched engine speed side by side with RLCard and OpenSpiel (installs the bench extra into the venv)
 bench: $(VENV)/.installed
