@@ -305,7 +305,7 @@ def load_config(path: str | Path, overrides: dict[str, Any] | None = None, resum
     path = Path(path)
     try:
         raw = read_at_most(path, MAX_CONFIG_BYTES)  # a config path may name a device or a huge file
-    except NotARegularFileError as err:
+    except (NotARegularFileError, IsADirectoryError) as err:
         raise ConfigError(f"{path}: {err.strerror}; a config is a YAML file") from None
     if raw is None:
         raise ConfigError(f"{path}: larger than {MAX_CONFIG_BYTES} bytes; a config is at most that")

@@ -221,7 +221,7 @@ def read_resume(run_dir: Path) -> tuple[RunState, dict[str, torch.Tensor]] | Non
         return None
     try:
         raw = read_at_most(state_path, MAX_STATE_BYTES)  # the path may name a device or a huge file
-    except NotARegularFileError as err:
+    except (NotARegularFileError, IsADirectoryError) as err:
         raise ResumeError(f"{state_path}: {err.strerror}; not a resume state") from None
     if raw is None:
         raise ResumeError(f"{state_path}: larger than {MAX_STATE_BYTES} bytes; not a resume state")
