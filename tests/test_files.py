@@ -118,3 +118,14 @@ def test_every_loader_refuses_a_folder_with_its_own_typed_error_naming_the_path(
     for call, error in cases:
         with pytest.raises(error, match="folder"):
             call()
+
+
+def test_a_config_that_is_a_loop_of_links_is_a_config_error(tmp_path: Path) -> None:
+    """ELOOP was a raw OSError from ``--config``; found by ``tests/soak/soak_configs.py``."""
+    pytest.importorskip("yaml")
+    from training.run.config import ConfigError, load_config
+
+    loop = tmp_path / "loop.yaml"
+    os.symlink(loop, loop)
+    with pytest.raises(ConfigError, match="loop.yaml: Too many levels of symbolic links"):
+        load_config(loop)

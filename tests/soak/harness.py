@@ -85,6 +85,7 @@ class Summary:
     rss_start_mib: float = 0.0
     rss_end_mib: float = 0.0
     rss_peak_mib: float = 0.0
+    slowest: tuple[float, int, str] = (0.0, -1, "")  # seconds, case index, what
     failure: str | None = None
     reproduce: str | None = None
 
@@ -94,7 +95,9 @@ class Summary:
         return {"family": self.family, "seed": self.seed, "cases": self.cases, "seconds": round(self.seconds, 3),
                 "cases_per_minute": round(per_minute, 1), "outcomes": dict(sorted(self.outcomes.items())),
                 "rss_start_mib": round(self.rss_start_mib, 1), "rss_end_mib": round(self.rss_end_mib, 1),
-                "rss_peak_mib": round(self.rss_peak_mib, 1), "failure": self.failure, "reproduce": self.reproduce,
+                "rss_peak_mib": round(self.rss_peak_mib, 1),
+                "slowest_case": {"seconds": round(self.slowest[0], 3), "case": self.slowest[1], "input": self.slowest[2][:300]},
+                "failure": self.failure, "reproduce": self.reproduce,
                 "load_average": [round(x, 2) for x in os.getloadavg()]}
 
 
@@ -248,6 +251,7 @@ def soak(family: Family, args: argparse.Namespace, prog: str, out: Any = None) -
             if seconds is not None and time.monotonic() - start >= seconds:
                 break
             case: Case | None = None
+            began = time.monotonic()
             try:
                 case = family.make_case(case_rng(family.name, args.seed, index), index)
                 outcome = run_case(case, family, args.case_timeout,
@@ -258,6 +262,9 @@ def soak(family: Family, args: argparse.Namespace, prog: str, out: Any = None) -
                 break
             summary.outcomes[outcome] += 1
             summary.cases += 1
+            took = time.monotonic() - began
+            if took > summary.slowest[0]:
+                summary.slowest = (took, index, case.what)
             now, peak = memory_mib()
             if baseline is None:
                 baseline = now

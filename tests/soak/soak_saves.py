@@ -29,7 +29,7 @@ from agents import choose_action
 from agents.human import HumanAgent
 from agents.registry import AgentSpecError
 from tests.soak.harness import Case, Family, main
-from tests.test_hostile_saves import ODD_VALUES, deep, mutate, play_on, real_saves
+from tests.test_hostile_saves import ODD_VALUES, mutate, play_on, real_saves
 from uno_app.terminal import SAVE_FORMAT, SAVE_VERSION, make_opponent, read_save
 from uno_env.core import StateError
 

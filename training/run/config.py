@@ -33,7 +33,7 @@ from typing import Any, Union
 
 from uno_env.core import EDITIONS
 from uno_env.core.rules import EditionName, Rules, edition_name, option_names
-from uno_env.files import NotARegularFileError, read_at_most
+from uno_env.files import read_at_most
 
 __all__ = ["BatchedConfig", "ConfigError", "EnvConfig", "EvalConfig", "ImitationConfig", "Matchup", "PPOConfig", "PoolConfig", "TrainConfig",
            "check_init_from", "commented_defaults", "config_from_dict", "load_config", "parse_overrides", "yaml_data"]
@@ -80,6 +80,10 @@ def yaml_data(text: str) -> Any:
     loader = NoAliasLoader(text)
     try:
         return loader.get_single_data()
+    except ConfigError:
+        raise
+    except (ValueError, OverflowError) as err:  # a scalar PyYAML cannot build: an int of over 4,300 digits, a date
+        raise ConfigError(f"a value that cannot be read: {str(err)[:120]}") from None
     finally:
         loader.dispose()
 
@@ -305,7 +309,9 @@ def load_config(path: str | Path, overrides: dict[str, Any] | None = None, resum
     path = Path(path)
     try:
         raw = read_at_most(path, MAX_CONFIG_BYTES)  # a config path may name a device or a huge file
-    except (NotARegularFileError, IsADirectoryError) as err:
+    except FileNotFoundError:
+        raise
+    except OSError as err:  # a pipe (NotARegularFileError), a folder, a loop of links, no permission
         raise ConfigError(f"{path}: {err.strerror}; a config is a YAML file") from None
     if raw is None:
         raise ConfigError(f"{path}: larger than {MAX_CONFIG_BYTES} bytes; a config is at most that")
