@@ -168,7 +168,7 @@ def _tensor_span(where: str, name: str, spec: object, data_bytes: int) -> tuple[
     if not isinstance(spec, dict) or set(spec) != {"dtype", "shape", "data_offsets"}:
         raise SafetensorsHeaderError(f"{where}: tensor {name[:80]!r} needs exactly dtype, shape and data_offsets")
     dtype, shape, offsets = spec["dtype"], spec["shape"], spec["data_offsets"]
-    if dtype not in _DTYPE_BYTES:
+    if not isinstance(dtype, str) or dtype not in _DTYPE_BYTES:  # a list or an object is unhashable
         raise SafetensorsHeaderError(f"{where}: tensor {name[:80]!r} has dtype {str(dtype)[:20]!r}; "
                                      f"known: {', '.join(_DTYPE_BYTES)}")
     if not isinstance(shape, list) or len(shape) > 8 or not all(type(d) is int and 0 <= d <= data_bytes for d in shape):

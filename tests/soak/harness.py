@@ -86,6 +86,7 @@ class Summary:
     rss_end_mib: float = 0.0
     rss_peak_mib: float = 0.0
     slowest: tuple[float, int, str] = (0.0, -1, "")  # seconds, case index, what
+    peak_jump: tuple[float, int, str] = (0.0, -1, "")  # MiB the peak memory rose by in one case, index, what
     failure: str | None = None
     reproduce: str | None = None
 
@@ -97,6 +98,8 @@ class Summary:
                 "rss_start_mib": round(self.rss_start_mib, 1), "rss_end_mib": round(self.rss_end_mib, 1),
                 "rss_peak_mib": round(self.rss_peak_mib, 1),
                 "slowest_case": {"seconds": round(self.slowest[0], 3), "case": self.slowest[1], "input": self.slowest[2][:300]},
+                "largest_peak_rise": {"mib": round(self.peak_jump[0], 1), "case": self.peak_jump[1],
+                                      "input": self.peak_jump[2][:300]},
                 "failure": self.failure, "reproduce": self.reproduce,
                 "load_average": [round(x, 2) for x in os.getloadavg()]}
 
@@ -116,6 +119,26 @@ def memory_mib() -> tuple[float, float]:
     return now, peak
 
 
+WHOLE_FILE_BYTES = 64 * MiB  # larger files (sparse ones a case made) are fingerprinted, not read whole
+
+
+def file_digest(path: Path) -> str:
+    """sha256 of the file; past ``WHOLE_FILE_BYTES``, of its size, modification time, blocks and first and
+    last MiB (a gigabyte of sparse zeros is not read twice a case)."""
+    digest = hashlib.sha256()
+    info = path.stat()
+    with open(path, "rb") as handle:
+        if info.st_size <= WHOLE_FILE_BYTES:
+            for block in iter(lambda: handle.read(MiB), b""):
+                digest.update(block)
+        else:
+            digest.update(f"{info.st_size}:{info.st_mtime_ns}:{info.st_blocks}".encode())
+            digest.update(handle.read(MiB))
+            handle.seek(-MiB, os.SEEK_END)
+            digest.update(handle.read(MiB))
+    return digest.hexdigest()
+
+
 def snapshot(paths: Sequence[Path]) -> dict[str, str]:
     """sha256 of every file under ``paths`` (files or folders), by path; a missing path maps to ``missing``."""
     out: dict[str, str] = {}
@@ -131,11 +154,7 @@ def snapshot(paths: Sequence[Path]) -> dict[str, str]:
             if path.is_symlink() or not path.is_file():
                 out[str(path)] = f"link or special -> {os.readlink(path) if path.is_symlink() else '?'}"
                 continue
-            digest = hashlib.sha256()
-            with open(path, "rb") as handle:
-                for block in iter(lambda h=handle: h.read(1 << 20), b""):  # type: ignore[misc]
-                    digest.update(block)
-            out[str(path)] = digest.hexdigest()
+            out[str(path)] = file_digest(path)
     return out
 
 
@@ -265,7 +284,10 @@ def soak(family: Family, args: argparse.Namespace, prog: str, out: Any = None) -
             took = time.monotonic() - began
             if took > summary.slowest[0]:
                 summary.slowest = (took, index, case.what)
+            previous_peak = summary.rss_peak_mib
             now, peak = memory_mib()
+            if baseline is not None and peak - previous_peak > summary.peak_jump[0]:
+                summary.peak_jump = (peak - previous_peak, index, case.what)
             if baseline is None:
                 baseline = now
                 summary.rss_start_mib = now
