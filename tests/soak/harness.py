@@ -189,7 +189,7 @@ def deadline(seconds: float, hard_hang: str = "") -> Iterator[None]:
     watchdog.daemon = True
     watchdog.start()
     signal.setitimer(signal.ITIMER_REAL, seconds)
-    faulthandler.dump_traceback_later(2 * seconds + 10, exit=True)
+    faulthandler.dump_traceback_later(2 * seconds + 10, exit=True, file=sys.__stderr__)
     try:
         yield
     finally:
@@ -262,6 +262,7 @@ def soak(family: Family, args: argparse.Namespace, prog: str, out: Any = None) -
         indices = iter(range(iterations)) if iterations is not None else _count()
     start = time.monotonic()
     baseline: float | None = None
+    peak_baseline = 0.0
     index = -1
     try:
         if family.setup is not None:
@@ -279,24 +280,25 @@ def soak(family: Family, args: argparse.Namespace, prog: str, out: Any = None) -
             except (Exception, CaseTimeout) as err:  # noqa: BLE001 - every other outcome is the finding
                 summary.failure = _failure(family, args, index, case, err)
                 break
-            summary.outcomes[outcome] += 1
-            summary.cases += 1
             took = time.monotonic() - began
-            if took > summary.slowest[0]:
-                summary.slowest = (took, index, case.what)
             previous_peak = summary.rss_peak_mib
             now, peak = memory_mib()
-            if baseline is not None and peak - previous_peak > summary.peak_jump[0]:
-                summary.peak_jump = (peak - previous_peak, index, case.what)
             if baseline is None:
-                baseline = now
+                baseline, peak_baseline = now, peak
                 summary.rss_start_mib = now
+            elif peak - previous_peak > summary.peak_jump[0]:
+                summary.peak_jump = (peak - previous_peak, index, case.what)
             summary.rss_end_mib, summary.rss_peak_mib = now, peak
-            if max(now, peak) - baseline > args.max_rss_growth:
+            if max(now - baseline, peak - peak_baseline) > args.max_rss_growth:
                 summary.failure = _failure(family, args, index, case, None,
                                            f"memory grew to {now:.0f} MiB (peak {peak:.0f}) from {baseline:.0f} MiB "
-                                           f"after the first case, past the {args.max_rss_growth:g} MiB allowed")
+                                           f"(peak {peak_baseline:.0f}) after the first case, past the "
+                                           f"{args.max_rss_growth:g} MiB allowed")
                 break
+            summary.outcomes[outcome] += 1
+            summary.cases += 1
+            if took > summary.slowest[0]:
+                summary.slowest = (took, index, case.what)
     finally:
         if family.teardown is not None:
             family.teardown()
