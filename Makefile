@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo test test-fast test-eco bench lint docs clean
+.PHONY: demo test test-fast test-eco bench lint docs clean soak
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -49,6 +49,12 @@ bench: $(VENV)/.installed
 ## docs: build the documentation site into docs/_build/html (warnings are errors); open docs/_build/html/index.html
 docs: $(VENV)/.installed
 	$(BIN)/python -m sphinx -q -W --keep-going -b html docs docs/_build/html
+
+## soak: each soak family (tests/soak/) for SOAK_SECONDS seconds (saves, replays, configs, checkpoints; web and training are not written yet)
+SOAK_SECONDS ?= 60
+soak: $(VENV)/.installed
+	for family in saves replays configs checkpoints; do \
+	    OMP_NUM_THREADS=1 $(BIN)/python -m tests.soak.soak_$$family --seconds $(SOAK_SECONDS) || exit 1; done
 
 ## lint: ruff and mypy --strict
 lint: $(VENV)/.installed

@@ -77,11 +77,13 @@ def _check_critic_layout(tensors: Mapping[str, np.ndarray], meta: Mapping[str, A
         input_size = int(meta["input_size"])
         hidden = [int(h) for h in meta["hidden"]]
         activation = meta["activation"]
-    except (KeyError, TypeError, ValueError) as err:
-        raise CheckpointError(f"{source}: metadata lacks or mangles {err}") from None
+    except (KeyError, TypeError, ValueError, OverflowError) as err:  # OverflowError: int(1e999)
+        raise CheckpointError(f"{source}: metadata lacks or mangles {str(err)[:80]}") from None
     if activation not in ACTIVATIONS:
         raise CheckpointError(f"{source}: activation {activation!r}, expected one of {ACTIVATIONS}")
-    if max_players < 2 or input_size <= observation_size(max_players):
+    if not 2 <= max_players <= 10:  # observation_size raises ValueError past the table sizes
+        raise CheckpointError(f"{source}: max_players must be an int 2..10, got {max_players}")
+    if input_size <= observation_size(max_players):
         raise CheckpointError(f"{source}: input_size {input_size} does not extend the public vector "
                               f"(max_players={max_players})")
     expected: dict[str, tuple[int, ...]] = {"input_scale": (input_size,)}

@@ -81,3 +81,15 @@ def test_damaged_critics_are_refused_with_what_is_wrong(tmp_path: Path) -> None:
     assert not (tmp_path / "x.safetensors").exists()
     with pytest.raises(ValueError, match="critic inputs must be"):
         PrivilegedCritic(tensors, meta).values(np.zeros((2, 3), np.float32))
+
+
+@pytest.mark.parametrize("max_players", [102, 1, 1e999])
+def test_a_critic_whose_max_players_is_no_table_size_is_a_checkpoint_error(tmp_path: Path, max_players: float) -> None:
+    """max_players 102 was a raw ValueError from observation_size, 1e999 an OverflowError; found by
+    ``tests/soak/soak_checkpoints.py``."""
+    _, model_path, actor_path = _run_files(tmp_path, "relu")
+    good = tmp_path / "critic.safetensors"
+    export_critic(model_path, actor_path, good)
+    tensors, meta = read_critic(good)
+    with pytest.raises(CheckpointError, match="max_players|mangles"):
+        PrivilegedCritic(tensors, dict(meta, max_players=max_players))

@@ -92,3 +92,40 @@ def test_every_loader_refuses_a_pipe_with_its_own_typed_error(tmp_path: Path) ->
         err = _returns_without_blocking(call)
         assert isinstance(err, error), (call, err)
         assert "pipe" in str(err)
+
+
+def test_every_loader_refuses_a_folder_with_its_own_typed_error_naming_the_path(tmp_path: Path) -> None:
+    """A folder given as a file was an ``IsADirectoryError`` naming descriptor 3 (raw, for configs);
+    found by ``tests/soak/soak_configs.py``."""
+    from uno_app.terminal import read_save
+    from uno_env.core.errors import StateError
+    from uno_env.replay import Replay, ReplayError
+
+    folder = tmp_path / "folder.json"
+    folder.mkdir()
+    with pytest.raises(IsADirectoryError, match="a folder, not a file") as err:
+        read_at_most(folder, 100)
+    assert err.value.filename == str(folder)
+    cases: list[tuple[Callable[[], object], type[BaseException]]] = [
+        (lambda: read_save(folder), StateError), (lambda: Replay.load(folder), ReplayError)]
+    with contextlib.suppress(ImportError):  # the training loaders need the train extra (yaml, torch)
+        from training.run.config import ConfigError, load_config
+        from training.run.resume import ResumeError, read_resume
+
+        run = tmp_path / "run"
+        (run / "resume" / "state.json").mkdir(parents=True)
+        cases += [(lambda: load_config(folder), ConfigError), (lambda: read_resume(run), ResumeError)]
+    for call, error in cases:
+        with pytest.raises(error, match="folder"):
+            call()
+
+
+def test_a_config_that_is_a_loop_of_links_is_a_config_error(tmp_path: Path) -> None:
+    """ELOOP was a raw OSError from ``--config``; found by ``tests/soak/soak_configs.py``."""
+    pytest.importorskip("yaml")
+    from training.run.config import ConfigError, load_config
+
+    loop = tmp_path / "loop.yaml"
+    os.symlink(loop, loop)
+    with pytest.raises(ConfigError, match="loop.yaml: Too many levels of symbolic links"):
+        load_config(loop)

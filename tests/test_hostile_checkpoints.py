@@ -73,6 +73,8 @@ def test_a_sparse_file_claiming_a_gigabyte_is_refused_by_its_size_before_any_ten
     ({"w": {"dtype": "F32", "shape": [1 << 20], "data_offsets": [0, 16]}}, b"\0" * 16, "shape"),
     ({"w": {"dtype": "F32", "shape": [8], "data_offsets": [0, 16]}}, b"\0" * 16, "do not hold its shape"),
     ({"w": {"dtype": "EVIL", "shape": [4], "data_offsets": [0, 16]}}, b"\0" * 16, "dtype"),
+    ({"w": {"dtype": ["F32"], "shape": [4], "data_offsets": [0, 16]}}, b"\0" * 16, "dtype"),  # was a TypeError (soak)
+    ({"w": {"dtype": {"F32": 1}, "shape": [4], "data_offsets": [0, 16]}}, b"\0" * 16, "dtype"),
     ({"w": {"dtype": "F32", "shape": [4], "data_offsets": [0, 16]},
       "v": {"dtype": "F32", "shape": [4], "data_offsets": [0, 16]}}, b"\0" * 32, "overlap or leave a gap"),
     ({"w": {"dtype": "F32", "shape": [4], "data_offsets": [0, 16], "extra": 1}}, b"\0" * 16, "exactly dtype"),

@@ -518,6 +518,7 @@ def _save(tmp_path: Path, **changes: object) -> Path:
         ({"opponents": []}, "opponents must be a list of agent specs"),
         ({"forgetful": 2}, "forgetful must be a number in [0, 1]"),
         ({"forgetful": float("nan")}, "forgetful must be a number in [0, 1], got NaN"),
+        ({"forgetful": 10**400}, "forgetful must be a number in [0, 1]"),  # found by tests/soak/soak_saves.py
         ({"uno_prompt": "yes"}, "uno_prompt must be true or false"),
         ({"version": 2}, "save version 2, this uno-env reads version 1"),
         ({"cheat": 1}, "unknown key(s) 'cheat'"),

@@ -15,7 +15,14 @@ pytest.importorskip("yaml")
 
 from training.cli import main  # noqa: E402
 from training.run import config as config_module  # noqa: E402
-from training.run.config import ConfigError, TrainConfig, commented_defaults, config_from_dict, load_config  # noqa: E402
+from training.run.config import (  # noqa: E402
+    ConfigError,
+    TrainConfig,
+    commented_defaults,
+    config_from_dict,
+    load_config,
+    parse_overrides,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -280,6 +287,20 @@ def test_an_alias_bomb_given_to_set_is_refused(tmp_path: Path, capsys: pytest.Ca
     err = capsys.readouterr().err
     assert "--set seed: YAML aliases" in err and "Traceback" not in err
     assert not (tmp_path / "run").exists()
+
+
+@pytest.mark.parametrize("text", ["seed: " + "9" * 5000 + "\n", "name: 2001-13-45\n"])
+def test_a_scalar_yaml_cannot_build_is_a_config_error_in_a_file_and_in_set(tmp_path: Path, text: str) -> None:
+    """A 5,000-digit int (past Python's 4,300-digit limit) or an impossible date was a raw ValueError from PyYAML;
+    found by ``tests/soak/soak_configs.py``."""
+    path = tmp_path / "c.yaml"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(ConfigError, match="a value that cannot be read") as refused:
+        load_config(path)
+    assert len(str(refused.value)) < 300
+    key, _, value = text.strip().partition(": ")
+    with pytest.raises(ConfigError, match=f"--set {key}: a value that cannot be read"):
+        parse_overrides([f"{key}={value}"])
 
 
 def test_refusal_messages_cut_long_values_short() -> None:

@@ -241,8 +241,9 @@ def saved_game(data: object, where: str = "the save") -> SavedGame:
         raise StateError(f"{where}: opponents must be a list of agent specs (text such as \"rule\"), "
                          f"got {json.dumps(opponents)[:80]}")
     forgetful = data.get("forgetful", 0.0)
-    if not (isinstance(forgetful, int | float) and not isinstance(forgetful, bool) and math.isfinite(forgetful)
-            and 0.0 <= forgetful <= 1.0):
+    # the range first: math.isfinite raises OverflowError on an int past a float's range (10**400)
+    if not (isinstance(forgetful, int | float) and not isinstance(forgetful, bool) and 0.0 <= forgetful <= 1.0
+            and math.isfinite(forgetful)):
         raise StateError(f"{where}: forgetful must be a number in [0, 1], got {json.dumps(forgetful)[:80]}")
     seed = data.get("seed", 0)
     if not (_int(seed) and 0 <= seed <= MAX_SEED):

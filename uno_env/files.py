@@ -87,12 +87,19 @@ def atomic_write(path: str | os.PathLike[str], data: str | bytes, encoding: str 
 
 def read_at_most(path: str | os.PathLike[str], limit: int) -> bytes | None:
     """The bytes of ``path``, or None when it holds more than ``limit`` (read: at most ``limit + 1``
-    bytes); ``NotARegularFileError`` for a pipe or a socket, ``OSError`` when it cannot be read."""
+    bytes); ``NotARegularFileError`` for a pipe or a socket, ``IsADirectoryError`` for a folder,
+    ``OSError`` when it cannot be read."""
     fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))  # a FIFO's open must not wait for a writer
-    with open(fd, "rb") as handle:
-        mode = os.fstat(handle.fileno()).st_mode
+    try:
+        mode = os.fstat(fd).st_mode
         if stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode):
             raise NotARegularFileError(errno.EINVAL, "a pipe or a socket, not a file", os.fspath(path))
+        if stat.S_ISDIR(mode):  # open(fd) would say "Is a directory" naming the descriptor, not the path
+            raise IsADirectoryError(errno.EISDIR, "a folder, not a file", os.fspath(path))
+    except BaseException:
+        os.close(fd)
+        raise
+    with open(fd, "rb") as handle:
         os.set_blocking(handle.fileno(), True)
         raw = handle.read(limit + 1)
     return None if len(raw) > limit else raw
@@ -161,7 +168,7 @@ def _tensor_span(where: str, name: str, spec: object, data_bytes: int) -> tuple[
     if not isinstance(spec, dict) or set(spec) != {"dtype", "shape", "data_offsets"}:
         raise SafetensorsHeaderError(f"{where}: tensor {name[:80]!r} needs exactly dtype, shape and data_offsets")
     dtype, shape, offsets = spec["dtype"], spec["shape"], spec["data_offsets"]
-    if dtype not in _DTYPE_BYTES:
+    if not isinstance(dtype, str) or dtype not in _DTYPE_BYTES:  # a list or an object is unhashable
         raise SafetensorsHeaderError(f"{where}: tensor {name[:80]!r} has dtype {str(dtype)[:20]!r}; "
                                      f"known: {', '.join(_DTYPE_BYTES)}")
     if not isinstance(shape, list) or len(shape) > 8 or not all(type(d) is int and 0 <= d <= data_bytes for d in shape):

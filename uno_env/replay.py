@@ -164,7 +164,7 @@ class Replay:
         """Read and validate a replay file; raises ``ReplayError`` (or ``OSError`` when unreadable)."""
         try:
             raw = read_at_most(path, MAX_FILE_BYTES)  # not its stated size: a device has none
-        except NotARegularFileError as err:
+        except (NotARegularFileError, IsADirectoryError) as err:
             raise _fail(f"{os.fspath(path)}: {err.strerror}; a replay is a JSON file") from None
         if raw is None:
             raise _fail(f"{os.fspath(path)} holds more than {MAX_FILE_BYTES} bytes; a replay is at most that")

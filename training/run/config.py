@@ -32,7 +32,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationIn
 from training.run.schema_text import ConfigError, Refusal, commented_yaml, refusal, shown
 from uno_env.core import EDITIONS, MAX_PLAYERS, MIN_PLAYERS
 from uno_env.core.rules import MAX_TARGET_SCORE, EditionName, Rules, edition_name, option_names
-from uno_env.files import NotARegularFileError, read_at_most
+from uno_env.files import read_at_most
 
 __all__ = ["BatchedConfig", "ConfigError", "EnvConfig", "EvalConfig", "ImitationConfig", "Matchup", "PPOConfig",
            "PoolConfig", "RLlibConfig", "Refusal", "TrainConfig", "check_init_from", "commented_defaults",
@@ -92,6 +92,10 @@ def yaml_data(text: str) -> object:
     try:
         data: object = loader.get_single_data()
         return data
+    except ConfigError:
+        raise
+    except (ValueError, OverflowError) as err:  # a scalar PyYAML cannot build: an int of over 4,300 digits, a date
+        raise ConfigError(f"a value that cannot be read: {str(err)[:120]}") from None
     finally:
         loader.dispose()
 
@@ -561,7 +565,9 @@ def _read(path: Path) -> dict[str, object]:
 
     try:
         raw = read_at_most(path, MAX_CONFIG_BYTES)  # a config path may name a device or a huge file
-    except NotARegularFileError as err:
+    except FileNotFoundError:
+        raise
+    except OSError as err:  # a pipe (NotARegularFileError), a folder, a loop of links, no permission
         raise ConfigError(f"{path}: {err.strerror}; a config is a YAML file") from None
     if raw is None:
         raise ConfigError(f"{path}: larger than {MAX_CONFIG_BYTES} bytes; a config is at most that")

@@ -42,7 +42,6 @@ import numpy as np
 
 from training.run.state import JsonObject, RunState
 from uno_env.files import (
-    NotARegularFileError,
     SafetensorsHeaderError,
     atomic_path,
     atomic_write,
@@ -221,7 +220,7 @@ def read_resume(run_dir: Path) -> tuple[RunState, dict[str, torch.Tensor]] | Non
         return None
     try:
         raw = read_at_most(state_path, MAX_STATE_BYTES)  # the path may name a device or a huge file
-    except NotARegularFileError as err:
+    except OSError as err:  # a pipe (NotARegularFileError), a folder, a loop of links, no permission
         raise ResumeError(f"{state_path}: {err.strerror}; not a resume state") from None
     if raw is None:
         raise ResumeError(f"{state_path}: larger than {MAX_STATE_BYTES} bytes; not a resume state")
