@@ -22,11 +22,11 @@ from training.batched.networks import ActorCritic, actor_tensors  # noqa: E402
 from training.run.config import TrainConfig, config_from_dict  # noqa: E402
 from training.run.interrupt import StopRequests, TrainingInterrupted  # noqa: E402
 from training.run.launch import starting_state  # noqa: E402
-from uno_env.progress import Progress  # noqa: E402
 from training.run.resume import capture, read_resume, restore  # noqa: E402
 from training.run.rundir import export_checkpoint  # noqa: E402
 from training.run.schedule import Trainer, drive  # noqa: E402
 from training.run.state import Counters, JsonObject, RunState  # noqa: E402
+from uno_env.progress import Progress  # noqa: E402
 
 UNIT = 128  # learner steps per unit of training (a rollout)
 
