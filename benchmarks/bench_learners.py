@@ -165,10 +165,10 @@ def build_rllib(players: int, quick: bool) -> Learner:
     from training.rllib import trainer as rllib
 
     batch = 256 if quick else RLLIB_BATCH
-    settings = rllib.load_settings(str(RLLIB_CONFIG), [
-        "opponents={rule: 1}", "num_env_runners=0", f"train_batch_size={batch}", f"minibatch_size={min(batch, 512)}",
-        "num_epochs=4", f"num_players={players}", f"hidden={HIDDEN}", "num_cpus=1", f"seed={SEED}",
-        f"out={tempfile.mkdtemp(prefix='bench_rllib_')}",
+    settings = rllib.rllib_config(str(RLLIB_CONFIG), [
+        "rllib.opponents={rule: 1}", "rllib.num_env_runners=0", f"rllib.train_batch_size={batch}",
+        f"ppo.batch_size={min(batch, 512)}", "ppo.n_epochs=4", f"env.num_players={players}", f"ppo.hidden={HIDDEN}",
+        "rllib.num_cpus=1", f"seed={SEED}", f"run_dir={tempfile.mkdtemp(prefix='bench_rllib_')}",
     ])
     if not ray.is_initialized():
         ray.init(num_cpus=1, include_dashboard=False, log_to_driver=False)

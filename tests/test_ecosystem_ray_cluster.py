@@ -127,11 +127,12 @@ def two_nodes(tmp_path: Path) -> Iterator[str]:
 
 
 def test_trainer_joins_a_two_node_cluster_and_samples_on_both_nodes(two_nodes: str, tmp_path: Path) -> None:
-    settings = rllib.load_settings(str(CONFIG), [
-        f"address={json.dumps(two_nodes)}", "num_env_runners=2", "iterations=2", f"out={tmp_path / 'run'}",
-        "train_batch_size=256", "minibatch_size=128", "num_epochs=1", "hidden=[32]", "max_turns=300",
+    settings = rllib.rllib_config(str(CONFIG), [
+        f"rllib.address={json.dumps(two_nodes)}", "rllib.num_env_runners=2", "rllib.iterations=2",
+        f"run_dir={tmp_path / 'run'}", "rllib.train_batch_size=256", "ppo.batch_size=128", "ppo.n_epochs=1",
+        "ppo.hidden=[32]", "env.max_turns=300",
     ])
-    algorithm = rllib.build_algorithm(settings)  # ray.init(address=settings.address): joins, starts nothing
+    algorithm = rllib.build_algorithm(settings)  # ray.init(address=settings.rllib.address): joins, starts nothing
     try:
         alive = {node["NodeID"] for node in ray.nodes() if node["Alive"]}
         assert len(alive) == 2

@@ -597,3 +597,16 @@ def test_progress_that_stops_early_says_how_far_it_got_never_done() -> None:
     lines = out.getvalue().splitlines()
     assert lines[0] == "[train] resuming at step 200 of 1,000" and lines[1] == "[train] 200/1,000 steps"
     assert lines[-1].startswith("[train] stopped at 450/1,000 steps after ") and "done" not in out.getvalue()
+
+
+def test_stale_temporaries_of_killed_writes_are_removed_and_nothing_else(tmp_path: Path) -> None:
+    from training.run.resume import remove_stale_temporaries
+
+    resume = tmp_path / "resume"
+    resume.mkdir()
+    stale = [resume / ".tmpXk8Od8", resume / ".state.json.a1b2c3.tmp", tmp_path / ".last.safetensors.zz.tmp"]
+    kept = [resume / "state.json", resume / "model_256.safetensors", resume / ".tmpfile_kept", tmp_path / "tmpXk8Od8"]
+    for path in stale + kept:
+        path.write_bytes(b"x")
+    remove_stale_temporaries(tmp_path)
+    assert [p for p in stale if p.exists()] == [] and all(p.exists() for p in kept)

@@ -185,12 +185,18 @@ def remove_unlisted_snapshots(run_dir: Path, names: list[str]) -> None:
                 path.unlink(missing_ok=True)
 
 
+STALE_TEMPORARY = re.compile(r"\..+\.tmp|\.tmp[A-Za-z0-9]{6}")
+"""Temporary files of writes a killed run never finished: ``uno_env.files``' ``.<name>.<x>.tmp``, and the
+``.tmpXXXXXX`` that safetensors' own writer (Rust's ``tempfile``) creates beside the file it writes."""
+
+
 def remove_stale_temporaries(run_dir: Path) -> None:
-    """Delete the temporary files of writes a killed run never finished (``uno_env.files``' ``.<name>.<x>.tmp``)."""
+    """Delete the temporary files of writes a killed run never finished (``STALE_TEMPORARY``)."""
     for folder in (run_dir, run_dir / "pool", run_dir / "resume"):
         if folder.is_dir():
-            for path in folder.glob(".*.tmp"):
-                path.unlink(missing_ok=True)
+            for path in folder.iterdir():
+                if STALE_TEMPORARY.fullmatch(path.name) and path.is_file():
+                    path.unlink(missing_ok=True)
 
 
 def read_resume(run_dir: Path) -> tuple[RunState, dict[str, torch.Tensor]] | None:
