@@ -28,7 +28,7 @@ cannot be compared is recorded with its reason (``MirrorRecord.unchecked``), and
 dealt or stepped no game at all (a scenario that checks a refusal of ``Rules``) is recorded as
 "not mirrored: ...". The records go into each test's ``user_properties`` and ``pytest`` prints
 their totals at the end of the run (``tests/conftest.py``). ``NOT_MIRRORED`` is the documented
-skip list (empty today: every scenario that deals a game is mirrored).
+skip list (one entry today, with its reason).
 
 Cost. A one-table batched step costs about a millisecond, so a scenario that plays whole rounds
 at random (thousands of steps) would take tens of seconds mirrored step by step. The scenarios
@@ -57,14 +57,18 @@ from uno_env.core.game import GAME_OVER
 __all__ = ["NOT_MIRRORED", "SAMPLED", "Mirror", "MirrorDivergence", "MirrorRecord", "normalised"]
 
 # node id (without parameters) -> why the scenario cannot run on the batched engine (it then runs on Game alone).
-NOT_MIRRORED: dict[str, str] = {}
+NOT_MIRRORED: dict[str, str] = {
+    "tests/test_rules_sections_7.py::test_rule_7_random_games_with_variants_conserve_cards_end_and_reload":
+        "too slow to mirror even sampled (8 whole games per case with save/reload replays: 149 s for the 10 cases "
+        "sampled every 25th step, against about 6 s on Game alone); the batched engine's variants are proven "
+        "by tests/test_batched.py::test_section_7_variants_match",
+}
 # node id (without parameters) -> k: whole rounds of random play, mirrored on a sample (see the module docstring).
 SAMPLED: dict[str, int] = {
     "tests/test_rules_sections_1_3.py::test_rule_1_3_every_card_of_the_deck_is_in_play_after_a_round": 25,
     "tests/test_rules_sections_1_3.py::test_rule_2_1_highest_number_deals_symbols_count_zero_ties_draw_again": 10,
     "tests/test_rules_sections_1_3.py::test_rule_2_1_next_round_deals_from_the_seat_left_of_the_previous_dealer": 25,
     "tests/test_rules_sections_1_3.py::test_rule_2_1_next_round_with_a_stacked_deck": 25,
-    "tests/test_rules_sections_7.py::test_rule_7_random_games_with_variants_conserve_cards_end_and_reload": 25,
 }
 
 
