@@ -15,6 +15,9 @@ from helpers import play, play_out_round, position, stacked_game
 
 from uno_env.core import EDITIONS, Game, IllegalActionError, Phase, Rules, RulesError, stacked_deck
 
+# Every scenario runs on the batched engine too, compared after every step (tests/batched_mirror.py).
+pytestmark = pytest.mark.usefixtures("batched_mirror")
+
 EDITION_NAMES = ["classic", "monster_high", "angry_birds", "masters_of_the_universe"]
 SPECIAL = {"monster_high": "WU", "angry_birds": "WK", "masters_of_the_universe": "WG"}
 

@@ -16,6 +16,9 @@ from helpers import brief, draws, legal, stacked_game, table_position
 
 from uno_env.core import EDITIONS, Game, GameFlowError, IllegalActionError, Phase, Rules, stacked_deck
 
+# Every scenario runs on the batched engine too, compared after every step (tests/batched_mirror.py).
+pytestmark = pytest.mark.usefixtures("batched_mirror")
+
 # ---------------------------------------------------------------------------- helpers
 
 

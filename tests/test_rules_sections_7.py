@@ -28,6 +28,9 @@ from uno_env.core import (
     stacked_deck,
 )
 
+# Every scenario runs on the batched engine too, compared after every step (tests/batched_mirror.py).
+pytestmark = pytest.mark.usefixtures("batched_mirror")
+
 OPTIONS = ("teams", "elimination", "stacking", "seven_zero", "draw_until_playable")
 
 # ---------------------------------------------------------------------------- helpers

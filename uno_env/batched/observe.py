@@ -10,8 +10,10 @@ from ..observation import RULE_FLAGS, observation_fields, observation_size
 from .rules import EDITION_NAMES, per_seat_row
 from .tables import Tables
 
-_FLAG_NAMES = ("uno_call", "allow_bluff", "scoring", "teams", "elimination", "stacking", "seven_zero",
-               "draw_until_playable")  # the order of Observer.observe's flags
+# The Tables field holding each of the encoder's rule flags; the flags' order is the encoder's (RULE_FLAGS).
+_FLAG_FIELDS = {"uno_call": "uno_auto", "allow_bluff": "allow_bluff", "scoring": "lowest", "teams": "teams",
+                "elimination": "elimination", "stacking": "stacking", "seven_zero": "seven_zero",
+                "draw_until_playable": "until_playable"}
 
 
 class Observer:
@@ -28,7 +30,7 @@ class Observer:
         self.editions = torch.arange(len(EDITION_NAMES), device=device)
         start = sum(size for name, size in self.fields[:[name for name, _ in self.fields].index("score")])
         self.score = slice(start, start + max_players)
-        assert tuple(name for name, _ in RULE_FLAGS) == _FLAG_NAMES
+        self.flag_fields = [_FLAG_FIELDS[name] for name, _ in RULE_FLAGS]  # a KeyError names a new flag
 
     def observe(self, t: Tables, seat: torch.Tensor) -> torch.Tensor:
         """The observation of ``seat`` (B,) at every table, as ``uno_env.observe(game, seat, max_players)``.
@@ -60,8 +62,7 @@ class Observer:
         seen = ((rows * p + seat)[:, None] * p + around[:, 1:]).reshape(-1)
         known = t.known.reshape(-1, NUM_KINDS).index_select(0, seen).view(b, self.max_players - 1, NUM_KINDS)
         known = known * small(present[:, 1:, None])
-        flags = torch.stack([t.uno_auto, t.allow_bluff, t.lowest, t.teams, t.elimination, t.stacking,
-                             t.seven_zero, t.until_playable], 1)
+        flags = torch.stack([getattr(t, name) for name in self.flag_fields], 1)
         parts = {
             "hand": per_seat_row(t.hands, seat),
             "top_card": one_hot(t.top, self.kinds),

@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import torch
 
+from ..core.cards import MAX_DECK_SIZE
+
 __all__ = ["MASK32", "shuffle_order", "table_keys", "uniform_ints", "random_keys", "draw_python"]
 
 MASK32 = 0xFFFFFFFF
@@ -23,7 +25,7 @@ MASK32 = 0xFFFFFFFF
 _M1 = 0x21F0AAAD
 _M2 = 0x735A2D97
 _STEP = 0x9E3779B9  # times an index below 2**24: still far below 2**63
-_SORT_SCALE = 128  # > the largest deck (112), so key * 128 + position is unique per position
+_SORT_SCALE = 1 << MAX_DECK_SIZE.bit_length()  # 128 > the largest deck, so key * 128 + position is unique
 
 
 def _mix(x: torch.Tensor) -> torch.Tensor:

@@ -33,6 +33,8 @@ from ..core.cards import (
     SPECIAL_WILD,
     WILD,
     WILD_DRAW_FOUR,
+    SpecialEffect,
+    top_rank,
 )
 from ..core.game import (  # the phases as plain ints, the core's own (Phase members)
     CATCH_PHASE,
@@ -50,10 +52,18 @@ from . import rng
 from .tables import MAX_DECK, Tables
 
 EDITION_NAMES: tuple[str, ...] = tuple(EDITIONS)
-_SPECIAL_CODES = tuple(EDITIONS[name].special_code for name in EDITION_NAMES)
-URRRHHH = _SPECIAL_CODES.index("WU")
-KING_PIG = _SPECIAL_CODES.index("WK")
-GREYSKULL = _SPECIAL_CODES.index("WG")
+
+
+def _edition_with(effect: SpecialEffect) -> int:
+    """The index in ``EDITION_NAMES`` of the edition whose special wild has ``effect`` (the core's data)."""
+    (index,) = [i for i, name in enumerate(EDITION_NAMES)
+                if (special := EDITIONS[name].special) is not None and special.effect == effect]
+    return index
+
+
+URRRHHH = _edition_with("give_away")  # 4.5
+KING_PIG = _edition_with("king_pig_deal")  # 4.6
+GREYSKULL = _edition_with("greyskull_draws")  # 4.7
 
 _NO_STOP = 1 << 20  # a draw count no pile reaches
 
@@ -78,10 +88,13 @@ class BatchedRules:
             return torch.tensor(values, dtype=dtype, device=dev)
 
         self.kind_color = const(KIND_COLOR)
-        self.kind_rank = const([r if r >= 0 else NO_RANK for r in KIND_RANK])
+        self.kind_rank = const([top_rank(k) for k in range(NUM_KINDS)])  # NO_RANK for wild-type cards
         # playable[color * (NO_RANK + 1) + top_rank, kind]: the core's rule 3.2 table, flattened.
         self.playable = const([row for by_rank in PLAYABLE for row in by_rank], torch.bool)
         self.values = const([[EDITIONS[name].card_value(k) for k in range(NUM_KINDS)] for name in EDITION_NAMES])
+        # 5.5: whether a special wild played as the last card still names a color (King Pig), per edition.
+        self.color_when_last = const([(special := EDITIONS[name].special) is not None and special.color_when_last
+                                      for name in EDITION_NAMES], torch.bool)
         decks = [EDITIONS[name].deck() for name in EDITION_NAMES]
         self.deck_size = const([len(d) for d in decks])
         self.decks = const([d + [0] * (MAX_DECK - len(d)) for d in decks])
@@ -100,8 +113,9 @@ class BatchedRules:
         self.swap_offsets = const(list(range(1, A.NUM_ACTIONS - A.SWAP_BASE)))
         p = seats
         self.others = 1 - torch.eye(p, dtype=torch.int8, device=dev)  # [observer, target]: 0 on the diagonal
-        # The 25 cards of one color in rank order (4.5): slot -> (rank, copy).
-        slots = [(r, c) for r in range(RANKS_PER_COLOR) for c in range(1 if r == 0 else 2)]
+        # The cards of one color in rank order (4.5), from the core's deck (1.3): slot -> (rank, copy).
+        first_color = [k for k in sorted(EDITIONS[EDITION_NAMES[0]].deck()) if KIND_COLOR[k] == 0]
+        slots = [(KIND_RANK[k], first_color[:i].count(k)) for i, k in enumerate(first_color)]
         self.give_rank = const([r for r, _ in slots])
         self.give_copy = const([c for _, c in slots])
         self.pile_pos = torch.arange(MAX_DECK, device=dev)
@@ -176,8 +190,8 @@ class BatchedRules:
 
     def playable_kinds(self, t: Tables, hand: torch.Tensor) -> torch.Tensor:
         """(B, 55) the kinds the holder of ``hand`` could play now (rules 3.2, 3.3), held or not."""
-        top_rank = self.kind_rank[t.top]
-        playable = self.playable[t.active.clamp(min=0) * (NO_RANK + 1) + top_rank]
+        rank_on_top = self.kind_rank[t.top]
+        playable = self.playable[t.active.clamp(min=0) * (NO_RANK + 1) + rank_on_top]
         bluff_ok = t.allow_bluff | ~self.holds_active(t, hand)
         playable[:, WILD_DRAW_FOUR] &= bluff_ok  # indexing made a copy
         return playable
@@ -531,8 +545,8 @@ class BatchedRules:
         t.w4_prev = torch.where(four, t.active, t.w4_prev)
         t.active = torch.where(colored, self.kind_color[kind], t.active)
         special = kind.eq(SPECIAL_WILD)
-        king_pig = special & t.edition.eq(KING_PIG)
-        out = wild & hand.sum(-1).eq(0) & ~king_pig  # 5.5: no color asked, Greyskull still strikes
+        names_color = special & self.color_when_last[t.edition]
+        out = wild & hand.sum(-1).eq(0) & ~names_color  # 5.5: no color asked, Greyskull still strikes
         flow.greyskull |= out & special & t.edition.eq(GREYSKULL)
         flow.resolve |= out
         ask = wild & ~out
