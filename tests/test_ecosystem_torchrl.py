@@ -63,3 +63,24 @@ def test_pettingzoo_wrapper_with_mask_takes_only_legal_actions() -> None:
         acted += int(acting.sum())
     assert acted == 400  # exactly one agent decides per step
     assert bool(rollout[("next", "done")].any())  # episodes ended (cut at 100 turns) and were reset
+
+
+def test_the_torchrl_ppo_example_collects_masked_actions_and_updates_the_actor() -> None:
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parent.parent / "examples" / "ecosystem" / "torchrl_ppo.py"
+    spec = importlib.util.spec_from_file_location("torchrl_ppo_example", path)
+    assert spec is not None and spec.loader is not None
+    example = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = example  # dataclasses look their module up there
+    spec.loader.exec_module(example)
+    torch.manual_seed(0)
+    torch.set_num_threads(1)
+    env = example.make_env(0)
+    actor, critic = example.build(env, hidden=16)
+    rollout = env.rollout(100, actor)
+    assert bool((rollout["action"].bool() & rollout["action_mask"].bool()).any(-1).all())  # only legal actions
+    before = [p.detach().clone() for p in actor.parameters()]
+    example.train(actor, critic, example.Args(batches=1, frames_per_batch=128, epochs=1, minibatch=64, hidden=16))
+    assert any(not torch.equal(b, p) for b, p in zip(before, actor.parameters(), strict=True))
