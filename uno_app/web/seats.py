@@ -25,7 +25,7 @@ from uno_env.core import actions as A
 
 from ..replays import top_actions
 
-OPPONENTS = ("ppo", "rule", "ismcts", "simple", "random")
+OPPONENTS = ("ppo", "rule", "ismcts", "simple", "random", "guided")
 
 
 class SpecError(ValueError):
