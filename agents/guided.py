@@ -112,6 +112,7 @@ class GuidedAgent(Agent):
     """
 
     name = "guided"
+    DEFAULT_PLAYOUTS: ClassVar[int] = 64  # the budget without playouts= or time_budget=
     FILE_LIMITS: ClassVar[dict[str, tuple[float, float]]] = {
         "playouts": (1, 5_000), "time_budget": (0.001, 5.0), "batch": (1, 256)}
 
@@ -119,7 +120,7 @@ class GuidedAgent(Agent):
                  time_budget: float | None = None, seed: int | None = None, c_puct: float = 1.5, batch: int = 16,
                  opponents: str = "sample", leaf: str | None = None) -> None:
         if playouts is None and time_budget is None:
-            playouts = 64
+            playouts = self.DEFAULT_PLAYOUTS
         if playouts is not None and (isinstance(playouts, bool) or not isinstance(playouts, int) or playouts < 1):
             raise ValueError(f"playouts must be a positive int, got {playouts!r}")
         if time_budget is not None and not (time_budget > 0 and math.isfinite(time_budget)):

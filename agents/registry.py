@@ -13,7 +13,7 @@ agents.registry.AgentSpecError: agent 'os:system:command=true' names a Python mo
 A spec is one of
 
 * ``NAME`` or ``NAME:key=value,key=value``: a registered agent (``random``,
-  ``random-uniform``, ``simple``, ``rule``, ``ismcts``, ``human``, ``ppo``) with options for
+  ``random-uniform``, ``simple``, ``rule``, ``ismcts``, ``human``, ``ppo``, ``guided``) with options for
   its constructor. Values are numbers, ``true``/``false``, ``none`` or text
   (``rule:challenge=false,urrrhhh_min=3``, ``ismcts:iterations=200,prior=none``); each is
   checked against the constructor's signature (name and type) before anything is built.
@@ -32,6 +32,12 @@ A spec is one of
   - options after a comma: ``ppo:classic,deterministic=false,seed=3``.
 
   A PPO agent is labelled with its checkpoint: ``ppo[classic_points]`` (``agent_label``).
+* ``guided[:CHECKPOINT][,key=value...]``: ``agents.guided.GuidedAgent``, a search guided by a
+  checkpoint's policy and the privileged critic beside it (``NAME.critic.safetensors``). Without a
+  checkpoint it takes ``guide_checkpoint``'s for the table: run G's actor and critic
+  (``checkpoints/guide/classic_4p``, search-only, never offered as ``ppo:NAME``) at classic 4
+  players, else a shipped checkpoint trained on the table, on round wins first (``classic_2p``
+  heads up, no critic: leaf values from rollouts). ``critic=none`` or ``critic=PATH`` overrides.
 * ``package.module:Class`` or ``package.module:Class:key=value,...``: any ``agents.Agent``
   subclass, **only** with ``allow_import=True`` (the command line and Python callers). The
   attribute is checked to be a subclass of ``agents.Agent`` before it is called.

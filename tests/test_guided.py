@@ -212,3 +212,17 @@ def test_it_loads_in_play_serve_and_evaluate(capsys: pytest.CaptureFixture[str])
     code = main(["evaluate", "--agents", "guided:classic_2p,playouts=4", "rule", "--players", "2", "--games", "2",
                  "--no-progress"])
     assert code == 0 and "guided" in capsys.readouterr().out
+
+
+def test_the_apps_offer_it_as_the_strongest_and_say_how_long_it_thinks() -> None:
+    from agents.ismcts import ISMCTSAgent
+    from uno_app import terminal
+    from uno_app.web.seats import OPPONENT_NOTES, offered
+
+    note = OPPONENT_NOTES["guided"]
+    assert "guided" in offered() and set(OPPONENT_NOTES) <= set(offered())
+    assert note.startswith("strongest") and f"{GuidedAgent.DEFAULT_PLAYOUTS} playouts a move" in note
+    assert GuidedAgent(PPOAgent.load(G_ACTOR)).playouts == GuidedAgent.DEFAULT_PLAYOUTS == 64
+    assert "200 playouts" in OPPONENT_NOTES["ismcts"] and ISMCTSAgent().iterations == 200
+    shown = " ".join(terminal.build_parser().format_help().split())
+    assert "guided (the strongest: a search of 64 playouts a move" in shown
