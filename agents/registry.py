@@ -13,7 +13,7 @@ agents.registry.AgentSpecError: agent 'os:system:command=true' names a Python mo
 A spec is one of
 
 * ``NAME`` or ``NAME:key=value,key=value``: a registered agent (``random``,
-  ``random-uniform``, ``simple``, ``rule``, ``ismcts``, ``human``, ``ppo``) with options for
+  ``random-uniform``, ``simple``, ``rule``, ``ismcts``, ``human``, ``ppo``, ``guided``) with options for
   its constructor. Values are numbers, ``true``/``false``, ``none`` or text
   (``rule:challenge=false,urrrhhh_min=3``, ``ismcts:iterations=200,prior=none``); each is
   checked against the constructor's signature (name and type) before anything is built.
@@ -34,6 +34,12 @@ A spec is one of
   - options after a comma: ``ppo:classic,deterministic=false,seed=3``.
 
   A PPO agent is labelled with its checkpoint: ``ppo[classic_points]`` (``agent_label``).
+* ``guided[:CHECKPOINT][,key=value...]``: ``agents.guided.GuidedAgent``, a search guided by a
+  checkpoint's policy and the privileged critic beside it (``NAME.critic.safetensors``). Without a
+  checkpoint it takes ``guide_checkpoint``'s for the table: run G's actor and critic
+  (``checkpoints/guide/classic_4p``, search-only, never offered as ``ppo:NAME``) at classic 4
+  players, else a shipped checkpoint trained on the table, on round wins first (``classic_2p``
+  heads up, no critic: leaf values from rollouts). ``critic=none`` or ``critic=PATH`` overrides.
 * ``package.module:Class`` or ``package.module:Class:key=value,...``: any ``agents.Agent``
   subclass, **only** with ``allow_import=True`` (the command line and Python callers). The
   attribute is checked to be a subclass of ``agents.Agent`` before it is called.
@@ -64,17 +70,21 @@ from uno_env.core.errors import UnoError
 from uno_env.files import read_at_most
 
 from .base import Agent
+from .critic import PrivilegedCritic
+from .guided import GuidedAgent
 from .human import HumanAgent
 from .ismcts import ISMCTSAgent
-from .ppo_agent import SHIPPED_DIR, SOURCE_ROOT, PPOAgent, read_checkpoint
+from .ppo_agent import SHIPPED_DIR, SOURCE_ROOT, CheckpointError, PPOAgent, read_checkpoint
 from .random_agent import RandomAgent
 from .rule_agent import RuleAgent, SimpleRuleAgent
 
-__all__ = ["MAX_SPEC_LENGTH", "REGISTRY", "AgentSpec", "AgentSpecError", "agent_label", "describe_agent", "expand_repeats",
-           "make_agent", "measured_win_rate", "parse_spec", "parse_value", "shipped_checkpoint",
-           "shipped_checkpoints"]
+__all__ = ["CRITIC_SUFFIX", "GUIDE_DIR", "MAX_SPEC_LENGTH", "REGISTRY", "AgentSpec", "AgentSpecError", "agent_label",
+           "describe_agent", "expand_repeats", "guide_checkpoint", "make_agent", "measured_win_rate", "parse_spec",
+           "parse_value", "shipped_checkpoint", "shipped_checkpoints"]
 
 MAX_SPEC_LENGTH = 1000  # longer text is refused before it is parsed
+CRITIC_SUFFIX = ".critic.safetensors"  # a privileged critic beside its actor: never a playable checkpoint
+GUIDE_DIR = "guide"  # a subfolder of the checkpoints: actors shipped for search only (with their critics)
 _MODULE = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*")
 _SHIPPED_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]*")
 
@@ -109,6 +119,49 @@ def _ppo(checkpoint: str | None = None, path: str | None = None, deterministic: 
         raise AgentSpecError(f"cannot load the PPO checkpoint {found}: {err}") from None
 
 
+def _guided(checkpoint: str | None = None, critic: str | None = "auto", playouts: int | None = None,
+            time_budget: float | None = None, seed: int | None = None, c_puct: float = 1.5, batch: int = 16,
+            opponents: str = "sample", leaf: str | None = None, *, edition: str | None = None,
+            num_players: int | None = None, checkpoints: Path | None = None) -> GuidedAgent:
+    """``guided[:CHECKPOINT][,key=value...]``: PUCT search guided by a checkpoint and its critic.
+
+    ``checkpoint``: a shipped name (a search-only one in ``checkpoints/guide/`` first) or a path;
+    none: ``guide_checkpoint`` for the table. ``critic``: ``auto`` (the ``NAME.critic.safetensors``
+    beside the checkpoint, if there is one), ``none``, or a critic file's path.
+    """
+    directory = SHIPPED_DIR if checkpoints is None else checkpoints
+    if checkpoint is None:
+        actor = guide_checkpoint(edition, num_players, directory)
+        if actor is None:
+            raise AgentSpecError(f"no shipped PPO checkpoint in {directory} to guide the search; "
+                                 "name one with guided:PATH")
+    elif _SHIPPED_NAME.fullmatch(checkpoint) and (directory / GUIDE_DIR / f"{checkpoint}.safetensors").is_file():
+        actor = directory / GUIDE_DIR / f"{checkpoint}.safetensors"
+    else:
+        actor = _checkpoint_file(checkpoint, directory)
+    try:
+        policy = PPOAgent.load(actor)
+    except (ValueError, OSError) as err:
+        raise AgentSpecError(f"cannot load the PPO checkpoint {actor}: {err}") from None
+    value: PrivilegedCritic | None = None
+    beside = actor.with_name(actor.name[: -len(".safetensors")] + CRITIC_SUFFIX)
+    critic_path = None if critic is None or critic == "none" else beside if critic == "auto" else Path(critic)
+    if critic_path is not None and critic == "auto" and not critic_path.is_file():
+        critic_path = None
+    if critic_path is not None:
+        if not critic_path.is_file() and not critic_path.is_absolute() and (SOURCE_ROOT / critic_path).is_file():
+            critic_path = SOURCE_ROOT / critic_path
+        try:
+            value = PrivilegedCritic.load(critic_path)
+        except (CheckpointError, OSError) as err:
+            raise AgentSpecError(f"cannot load the critic {critic_path}: {err}") from None
+    return GuidedAgent(policy, value, playouts=playouts, time_budget=time_budget, seed=seed, c_puct=c_puct,
+                       batch=batch, opponents=opponents, leaf=leaf)
+
+
+_guided.FILE_LIMITS = GuidedAgent.FILE_LIMITS  # type: ignore[attr-defined]
+
+
 REGISTRY: dict[str, Callable[..., Agent]] = {
     "random": RandomAgent,
     "random-uniform": _random_uniform,
@@ -117,8 +170,9 @@ REGISTRY: dict[str, Callable[..., Agent]] = {
     "ismcts": ISMCTSAgent,
     "human": HumanAgent,
     "ppo": _ppo,
+    "guided": _guided,
 }
-_TABLE_AWARE = {"ppo"}  # factories that take the table (edition, num_players, checkpoints)
+_TABLE_AWARE = {"ppo", "guided"}  # factories that take the table (edition, num_players, checkpoints)
 
 
 # ---------------------------------------------------------------------- checkpoints
@@ -127,7 +181,39 @@ def shipped_checkpoints(directory: Path | None = None) -> list[str]:
     folder = SHIPPED_DIR if directory is None else directory
     if not folder.is_dir():
         return []
-    return sorted(p.stem for p in folder.glob("*.safetensors") if p.is_file())
+    return sorted(p.stem for p in _actor_files(folder))
+
+
+def _actor_files(folder: Path) -> list[Path]:
+    """The ``*.safetensors`` files directly in ``folder`` that are not critics (``CRITIC_SUFFIX``)."""
+    return sorted(p for p in folder.glob("*.safetensors") if p.is_file() and not p.name.endswith(CRITIC_SUFFIX))
+
+
+def guide_checkpoint(edition: str | None = None, num_players: int | None = None,
+                     directory: Path | None = None) -> Path | None:
+    """The checkpoint ``guided`` searches with at a table, or None if none is shipped.
+
+    Among the shipped checkpoints (those in the ``guide/`` subfolder too) trained on the table:
+    one with a critic beside it first, then one trained on round wins (what the search
+    maximises), then the most specialised, then by name; else ``shipped_checkpoint``'s choice.
+    """
+    folder = SHIPPED_DIR if directory is None else directory
+    if edition is not None and num_players is not None and folder.is_dir():
+        fits: list[tuple[bool, bool, int, str, Path]] = []
+        for path in [*_actor_files(folder / GUIDE_DIR), *_actor_files(folder)]:
+            try:
+                _, meta = read_checkpoint(path)
+            except (ValueError, OSError):
+                continue
+            editions, tables = meta.get("editions") or [], meta.get("num_players") or []
+            if edition in editions and num_players in tables and not meta.get("imitates"):
+                env = (meta.get("config") or {}).get("env") or {}
+                on_wins = isinstance(env, dict) and env.get("reward", "win") == "win"
+                has_critic = path.with_name(path.name[: -len(".safetensors")] + CRITIC_SUFFIX).is_file()
+                fits.append((not has_critic, not on_wins, len(editions) * len(tables), path.name, path))
+        if fits:
+            return min(fits)[-1]
+    return shipped_checkpoint(edition, num_players, folder)
 
 
 def shipped_checkpoint(edition: str | None = None, num_players: int | None = None,
@@ -149,7 +235,7 @@ def shipped_checkpoint(edition: str | None = None, num_players: int | None = Non
         return None
     if edition is not None and num_players is not None:
         fits: list[tuple[float, bool, int, str, Path]] = []
-        for path in sorted(folder.glob("*.safetensors")):
+        for path in _actor_files(folder):
             try:
                 _, meta = read_checkpoint(path)
             except (ValueError, OSError):  # a damaged file is skipped, not fatal
@@ -166,7 +252,7 @@ def shipped_checkpoint(edition: str | None = None, num_players: int | None = Non
     preferred = folder / "universal.safetensors"
     if preferred.is_file():
         return preferred
-    found = sorted(p for p in folder.glob("universal*") if p.is_file())
+    found = [p for p in _actor_files(folder) if p.name.startswith("universal")]
     return found[0] if found else None
 
 
@@ -279,7 +365,7 @@ def parse_spec(spec: object, *, allow_import: bool = False) -> AgentSpec:
         raise AgentSpecError(f"an agent spec has 1 to {MAX_SPEC_LENGTH} characters, got {len(text)}")
     head, _, rest = text.partition(":")
     if head in REGISTRY:
-        return AgentSpec(text, name=head, options=_options(rest, text, "checkpoint" if head == "ppo" else None))
+        return AgentSpec(text, name=head, options=_options(rest, text, "checkpoint" if head in ("ppo", "guided") else None))
     if not _MODULE.fullmatch(head) or not rest:
         raise AgentSpecError(f"unknown agent {text!r}; " + _allowed(allow_import))
     if not allow_import:

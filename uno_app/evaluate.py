@@ -94,7 +94,7 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="examples:\n  uno-env evaluate --agents rule random*3 --games 10000 --workers 2\n"
                "  uno-env evaluate --agents ppo rule --players 2 --out r.md --plot r.png\n"
                "  uno-env evaluate --round-robin --agents rule simple random --players 2 --out rr.md\n"
-               "agents: random, random-uniform, simple, rule, ismcts, human, ppo, ppo:NAME, ppo:PATH (= ppo:path=PATH),\n"
+               "agents: random, random-uniform, simple, rule, ismcts, guided, human, ppo, ppo:NAME, ppo:PATH (= ppo:path=PATH),\n"
                "  package.module:Class; options as name:key=value,key=value. ppo plays the shipped checkpoint for\n"
                "  the table: classic_2p_points for classic at 2 players, classic_points at 3-4, universal for every other\n"
                "  table.",

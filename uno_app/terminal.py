@@ -7,7 +7,8 @@
 The human sits at ``--seat`` (default 0); the other seats, clockwise from the human's left,
 are played by the agents named in ``--opponents`` (one spec for all, or one per opponent,
 comma-separated; ``agents.registry`` documents specs): ``random``, ``rule``, ``simple``,
-``ismcts``..., with options as ``rule:challenge=false``, ``ppo`` for the shipped checkpoint
+``ismcts``, ``guided`` (a search guided by a trained policy and critic, its strength not yet measured,
+``agents.guided``; ``guided:time_budget=0.5`` thinks half a second a move)..., with options as ``rule:challenge=false``, ``ppo`` for the shipped checkpoint
 for the table (``classic_2p_points`` for classic at 2 players, ``classic_points`` at 3-4,
 ``universal`` for every other table), ``ppo:NAME`` for a shipped one by name, ``ppo:PATH`` for a checkpoint file. The
 default is ``ppo``; when no shipped checkpoint can be loaded, ``ppo`` falls back to ``rule``
@@ -51,6 +52,7 @@ from rich.console import Console
 from rich.text import Text
 
 from agents import Agent, RuleAgent, choose_action
+from agents.guided import GuidedAgent
 from agents.human import InputEnded
 from agents.registry import AgentSpecError, agent_label, expand_repeats, make_agent
 from uno_env.core import EDITIONS, Game, Phase, Rules
@@ -676,7 +678,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--players", type=int, default=4, help="table size, 2-10 (default 4)")
     parser.add_argument("--opponents", default=None, metavar="SPECS",
                         help="agent specs, one for all or one per opponent, comma-separated, clockwise from "
-                             "your left: random, rule, simple, ismcts, ppo, ppo:NAME, ppo:PATH, "
+                             "your left: random, rule, simple, ismcts, ppo, ppo:NAME, ppo:PATH, guided ("
+                             f"a search of {GuidedAgent.DEFAULT_PLAYOUTS} playouts a move guided by a "
+                             "trained policy, about 0.6 s a move at 4 players here (docs/agents.md); guided:time_budget=0.5 "
+                             "stops each search after about half a second), "
                              "rule:challenge=false, package.module:Class... (default ppo; " + PPO_HELP
                              + "; rule when none can be loaded)")
     parser.add_argument("--seat", type=int, default=0, help="your seat (default 0)")

@@ -19,13 +19,22 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agents import Agent, choose_action
+from agents.guided import GuidedAgent
 from agents.registry import AgentSpecError, agent_label, make_agent, shipped_checkpoints
 from uno_env.core import Game
 from uno_env.core import actions as A
 
 from ..replays import top_actions
 
-OPPONENTS = ("ppo", "rule", "ismcts", "simple", "random")
+OPPONENTS = ("ppo", "rule", "ismcts", "simple", "random", "guided")
+# What the page says beside an opponent: what it is and how long it thinks
+# (its default budget; the seconds are measured in docs/agents.md).
+OPPONENT_NOTES = {
+    "guided": f"searches {GuidedAgent.DEFAULT_PLAYOUTS} playouts a move with a trained policy "
+              "and critic (about 0.6 s a move at 4 players on the machine measured in docs/agents.md)",
+    "ismcts": "searches 200 playouts a move with a rule-agent prior",
+    "ppo": "a trained policy, answers at once",
+}
 
 
 class SpecError(ValueError):

@@ -56,7 +56,7 @@ from uno_env.core.errors import UnoError
 
 from . import protocol as P
 from . import sessions as S
-from .seats import offered
+from .seats import OPPONENT_NOTES, offered
 from .sessions import (
     MAX_SESSIONS_PER_CLIENT,
     RESUME_TIMEOUT,
@@ -89,7 +89,7 @@ def options() -> dict[str, Any]:
                "symbol_value": ed.symbol_value}
         for name, ed in EDITIONS.items()
     }
-    return {"editions": editions, "opponents": offered(),
+    return {"editions": editions, "opponents": offered(), "opponent_notes": OPPONENT_NOTES,
             "rules": P.rule_choices(), "play_defaults": P.PlaySettings().model_dump(),
             "watch_defaults": P.WatchSettings().model_dump(), "max_message_bytes": P.MAX_MESSAGE_BYTES}
 

@@ -634,7 +634,8 @@
   // ------------------------------------------------------------------ setup forms
   function specSelect(name, value) {
     const select = el("select", { name });
-    for (const spec of OPTS.opponents) select.append(el("option", { value: spec, text: spec }));
+    const notes = OPTS.opponent_notes || {};
+    for (const spec of OPTS.opponents) select.append(el("option", { value: spec, text: notes[spec] ? `${spec}: ${notes[spec]}` : spec }));
     select.value = value;
     return select;
   }
