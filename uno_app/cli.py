@@ -5,6 +5,7 @@
     uno-env play        play UNO in the terminal against AI opponents
     uno-env watch       watch AI agents play one game, told event by event
     uno-env evaluate    play agents against each other and report win rates
+    uno-env benchmark   an agent's benchmark card: win rates and a rating against a fixed reference pool
     uno-env train       train a PPO policy from a YAML config
     uno-env demo        what `make demo` runs: train the quickstart config briefly, then evaluate it
     uno-env serve       play in the browser (the web server; needs uno-env[web])
@@ -50,6 +51,8 @@ COMMANDS: tuple[Command, ...] = (
     Command("play", "play UNO in the terminal against AI opponents", "uno_app.terminal"),
     Command("watch", "watch AI agents play one game, told event by event", "uno_app.watch"),
     Command("evaluate", "play agents against each other and report win rates", "uno_app.evaluate"),
+    Command("benchmark", "an agent's benchmark card: win rates and a rating against a fixed reference pool",
+            "uno_app.benchmark"),
     Command("train", "train a PPO policy from a YAML config (needs uno-env[train])", "training.cli", "train"),
     Command("demo", "what `make demo` runs: train the quickstart config briefly, then evaluate it "
                     "(needs uno-env[train])", "training.tools.quickstart", "train"),
