@@ -57,13 +57,18 @@ def write_critic(path: str | os.PathLike[str], tensors: Mapping[str, np.ndarray]
 
 def read_critic(path: str | os.PathLike[str]) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
     """Read and validate a critic file: ``(tensors, metadata)``; raises ``CheckpointError``."""
-    tensors, meta = read_safetensors(path, "critic")
+    tensors, meta = read_safetensors(path, "critic", layout=_expected_critic_layout)
     _check_critic_layout(tensors, meta, os.fspath(path))
     return tensors, meta
 
 
 def _check_critic_layout(tensors: Mapping[str, np.ndarray], meta: Mapping[str, Any], source: str) -> None:
     """Raise CheckpointError unless the tensors and metadata describe a critic this code can run."""
+    check_tensors(tensors, _expected_critic_layout(meta, source), source)
+
+
+def _expected_critic_layout(meta: Mapping[str, Any], source: str) -> dict[str, tuple[int, ...]]:
+    """The tensors (name: shape) the metadata of a critic this code can run implies; CheckpointError otherwise."""
     if meta.get("format") != CRITIC_FORMAT:
         raise CheckpointError(f"{source}: format {meta.get('format')!r}, expected {CRITIC_FORMAT!r}")
     for key, readable in (("format_version", (CRITIC_FORMAT_VERSION,)),
@@ -81,6 +86,8 @@ def _check_critic_layout(tensors: Mapping[str, np.ndarray], meta: Mapping[str, A
         raise CheckpointError(f"{source}: metadata lacks or mangles {str(err)[:80]}") from None
     if activation not in ACTIVATIONS:
         raise CheckpointError(f"{source}: activation {activation!r}, expected one of {ACTIVATIONS}")
+    if not 1 <= len(hidden) <= 16 or not all(1 <= h <= 65536 for h in hidden):
+        raise CheckpointError(f"{source}: hidden must list 1 to 16 layer widths, ints 1..65536")
     if not 2 <= max_players <= 10:  # observation_size raises ValueError past the table sizes
         raise CheckpointError(f"{source}: max_players must be an int 2..10, got {max_players}")
     if input_size <= observation_size(max_players):
@@ -94,7 +101,7 @@ def _check_critic_layout(tensors: Mapping[str, np.ndarray], meta: Mapping[str, A
         width = h
     expected["value.weight"] = (1, width)
     expected["value.bias"] = (1,)
-    check_tensors(tensors, expected, source)
+    return expected
 
 
 class PrivilegedCritic:

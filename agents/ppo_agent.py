@@ -29,7 +29,7 @@ probability zero, logits that overflowed to infinity or NaN handled in the limit
 A file of another format, layout version or a damaged file raises ``CheckpointError``
 (``CheckpointVersionError`` for a version mismatch). The file is checked from its header before a
 tensor is read (``uno_env.files.safetensors_header``: at most ``MAX_CHECKPOINT_BYTES``, offsets inside
-the file and tiling it), and hostile metadata (deep nesting, huge or non-finite numbers, a ``config``
+the file and tiling it; the tensor names, dtypes and shapes its metadata implies), and hostile metadata (deep nesting, huge or non-finite numbers, a ``config``
 that is not a mapping) is a ``CheckpointError`` too.
 """
 
@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -49,7 +49,7 @@ from uno_env.observation import COMPATIBLE_OBSERVATION_VERSIONS, NUM_ACTIONS, OB
 from .base import Agent
 
 __all__ = ["ACTIVATIONS", "FORMAT", "FORMAT_VERSION", "CheckpointError", "CheckpointVersionError", "PPOAgent",
-           "check_tensors", "read_checkpoint", "read_safetensors", "write_checkpoint"]
+           "check_header_tensors", "check_tensors", "read_checkpoint", "read_safetensors", "write_checkpoint"]
 
 FORMAT = "uno_env.ppo"
 FORMAT_VERSION = 1
@@ -86,45 +86,69 @@ def write_checkpoint(path: str | os.PathLike[str], tensors: Mapping[str, np.ndar
 
 def read_checkpoint(path: str | os.PathLike[str]) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
     """Read and validate a checkpoint: ``(tensors, metadata)``; raises ``CheckpointError``."""
-    tensors, meta = read_safetensors(path, "checkpoint")
+    tensors, meta = read_safetensors(path, "checkpoint", layout=_expected_layout)
     _check_layout(tensors, meta, source=os.fspath(path))
     return tensors, meta
 
 
-def read_safetensors(path: str | os.PathLike[str], what: str) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+Layout = Callable[[Mapping[str, Any], str], Mapping[str, tuple[int, ...]]]
+
+
+def read_safetensors(path: str | os.PathLike[str], what: str,
+                     layout: Layout | None = None) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
     """The tensors and the ``uno_env`` metadata object of a file in this package's safetensors formats (a
     checkpoint, a critic), its header checked before a tensor is read; ``CheckpointError`` for anything
-    damaged or hostile, ``FileNotFoundError`` when there is no such file."""
+    damaged or hostile, ``FileNotFoundError`` when there is no such file. ``layout`` maps the metadata to
+    the tensors it implies (name: shape, all float32; it raises ``CheckpointError`` for metadata it cannot
+    run): a header naming other tensors, dtypes or shapes is refused before a tensor is read."""
     from safetensors import safe_open
 
     source = os.fspath(path)
     try:
-        safetensors_header(path, MAX_CHECKPOINT_BYTES)  # before a tensor is read: sizes, offsets, dtypes
+        header = safetensors_header(path, MAX_CHECKPOINT_BYTES)  # before a tensor is read: sizes, offsets, dtypes
     except SafetensorsHeaderError as err:
         raise CheckpointError(f"{err}; not a readable {what}") from None
     except NotADirectoryError:
         raise FileNotFoundError(source) from None
     except IsADirectoryError:
         raise CheckpointError(f"{source} is a folder, not a {what} file") from None
-    try:
-        with safe_open(source, framework="numpy") as handle:
-            header = handle.metadata() or {}
-            tensors = {k: handle.get_tensor(k) for k in handle.keys()}  # noqa: SIM118 (not a dict)
-    except FileNotFoundError:
-        raise
-    except Exception as err:  # safetensors raises its own SafetensorError, or OSError, on a damaged file
-        raise CheckpointError(f"{source} is not a readable safetensors {what}: {err}") from None
-    if METADATA_KEY not in header:
+    strings = header.get("__metadata__") or {}
+    assert isinstance(strings, dict)  # safetensors_header checked it maps names to strings
+    if METADATA_KEY not in strings:
         raise CheckpointError(f"{source} has no {METADATA_KEY!r} metadata: not a uno_env {what}")
     try:
-        meta = json.loads(header[METADATA_KEY], parse_constant=_refuse_constant)
+        meta = json.loads(strings[METADATA_KEY], parse_constant=_refuse_constant)
     except (ValueError, RecursionError) as err:  # bad JSON, NaN/Infinity, an int past the digit limit, nesting
         raise CheckpointError(f"{source}: its metadata is not valid JSON ({type(err).__name__})") from None
     if not isinstance(meta, dict):
         raise CheckpointError(f"{source}: its metadata is not a JSON object")
     if not isinstance(meta.get("config", {}), dict):
         raise CheckpointError(f"{source}: its metadata's config is not a mapping")
+    if layout is not None:
+        check_header_tensors(header, layout(meta, source), source)
+    try:
+        with safe_open(source, framework="numpy") as handle:
+            tensors = {k: handle.get_tensor(k) for k in handle.keys()}  # noqa: SIM118 (not a dict)
+    except FileNotFoundError:
+        raise
+    except Exception as err:  # safetensors raises its own SafetensorError, or OSError, on a damaged file
+        raise CheckpointError(f"{source} is not a readable safetensors {what}: {err}") from None
     return tensors, meta
+
+
+def check_header_tensors(header: Mapping[str, Any], expected: Mapping[str, tuple[int, ...]], source: str) -> None:
+    """Raise CheckpointError unless a checked safetensors header (``uno_env.files.safetensors_header``) names
+    exactly the ``expected`` tensors, each float32 (``F32``) of its shape; no tensor is read."""
+    names = {name for name in header if name != "__metadata__"}
+    if names != set(expected):
+        shown = sorted(names)[:8]
+        raise CheckpointError(f"{source}: its header names tensors {[n[:80] for n in shown]}"
+                              f"{' ...' if len(names) > 8 else ''}, its metadata implies {sorted(expected)}")
+    for name, shape in expected.items():
+        spec = header[name]
+        if spec["dtype"] != "F32" or tuple(spec["shape"]) != shape:
+            raise CheckpointError(f"{source}: its header says tensor {name} is {spec['dtype']}{tuple(spec['shape'])}, "
+                                  f"its metadata implies float32{shape}")
 
 
 def _refuse_constant(name: str) -> Any:
@@ -133,6 +157,11 @@ def _refuse_constant(name: str) -> Any:
 
 def _check_layout(tensors: Mapping[str, np.ndarray], meta: Mapping[str, Any], source: str = "checkpoint") -> None:
     """Raise CheckpointError unless the tensors and metadata describe a network this code can run."""
+    check_tensors(tensors, _expected_layout(meta, source), source)
+
+
+def _expected_layout(meta: Mapping[str, Any], source: str) -> dict[str, tuple[int, ...]]:
+    """The tensors (name: shape) the metadata of a network this code can run implies; CheckpointError otherwise."""
     if meta.get("format") != FORMAT:
         raise CheckpointError(f"{source}: format {meta.get('format')!r}, expected {FORMAT!r}")
     for key, readable in (("format_version", (FORMAT_VERSION,)), ("observation_version", COMPATIBLE_OBSERVATION_VERSIONS),
@@ -167,7 +196,7 @@ def _check_layout(tensors: Mapping[str, np.ndarray], meta: Mapping[str, Any], so
         width = h
     expected_shapes["action.weight"] = (NUM_ACTIONS, width)
     expected_shapes["action.bias"] = (NUM_ACTIONS,)
-    check_tensors(tensors, expected_shapes, source)
+    return expected_shapes
 
 
 def check_tensors(tensors: Mapping[str, np.ndarray], expected: Mapping[str, tuple[int, ...]], source: str) -> None:

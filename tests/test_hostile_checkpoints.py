@@ -159,3 +159,134 @@ def test_a_resume_model_that_lies_is_a_resume_error_from_its_header(
     _no_tensor_read(monkeypatch, model)
     with pytest.raises(ResumeError, match=match):
         read_resume(run)
+
+
+def _rewritten(tmp_path: Path, source: Path, change: str) -> Path:
+    """``source``'s tensors and metadata written again with one tensor changed in name, shape or dtype: a file
+    whose header is consistent with its data (so ``safetensors_header`` passes) but not with its metadata."""
+    from safetensors import safe_open
+    from safetensors.numpy import save_file
+
+    with safe_open(str(source), framework="numpy") as handle:
+        strings = handle.metadata()
+        tensors = {k: handle.get_tensor(k) for k in handle.keys()}  # noqa: SIM118 (not a dict)
+    name = sorted(k for k in tensors if k.endswith(".bias"))[0]
+    if change == "an unexpected tensor":
+        tensors["evil"] = np.zeros(4, np.float32)
+    elif change == "a missing tensor":
+        del tensors[name]
+    elif change == "a shape that does not fit":
+        tensors[name] = np.zeros(tensors[name].shape[0] + 1, np.float32)
+    else:  # a float16 tensor of the right shape
+        tensors[name] = tensors[name].astype(np.float16)
+    path = tmp_path / f"hostile_{change.replace(' ', '_')}.safetensors"
+    save_file(tensors, str(path), metadata=strings)
+    return path
+
+
+CHANGES = ["an unexpected tensor", "a missing tensor", "a shape that does not fit", "a float16 tensor"]
+
+
+@pytest.mark.parametrize("change", CHANGES)
+def test_a_checkpoint_whose_header_does_not_fit_its_metadata_is_refused_before_reading(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, change: str) -> None:
+    path = _rewritten(tmp_path, _random_checkpoint(tmp_path / "good.safetensors"), change)
+    _no_tensor_read(monkeypatch)
+    with pytest.raises(CheckpointError, match="its header (names|says)"):
+        read_checkpoint(path)
+
+
+def _good_critic(path: Path) -> Path:
+    from agents.critic import write_critic
+    from uno_env.observation import observation_size
+
+    rng = np.random.default_rng(3)
+    size = observation_size(2) + 5
+    tensors = {"input_scale": np.ones(size, np.float32), "hidden.0.weight": rng.normal(0, 1, (4, size)).astype(np.float32),
+               "hidden.0.bias": np.zeros(4, np.float32), "value.weight": np.ones((1, 4), np.float32),
+               "value.bias": np.zeros(1, np.float32)}
+    write_critic(path, tensors, {"max_players": 2, "input_size": size, "hidden": [4], "activation": "relu"})
+    return path
+
+
+@pytest.mark.parametrize("change", CHANGES)
+def test_a_critic_whose_header_does_not_fit_its_metadata_is_refused_before_reading(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, change: str) -> None:
+    from agents.critic import read_critic
+
+    good = _good_critic(tmp_path / "critic.safetensors")
+    assert set(read_critic(good)[0]) == {"input_scale", "hidden.0.weight", "hidden.0.bias", "value.weight", "value.bias"}
+    path = _rewritten(tmp_path, good, change)
+    _no_tensor_read(monkeypatch)
+    with pytest.raises(CheckpointError, match="its header (names|says)"):
+        read_critic(path)
+
+
+def test_a_critic_with_a_hundred_thousand_layers_is_refused_from_its_metadata(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from safetensors import safe_open
+
+    from agents.critic import read_critic
+
+    good = _good_critic(tmp_path / "critic.safetensors")
+    with safe_open(str(good), framework="numpy") as handle:
+        meta = json.loads(handle.metadata()[METADATA_KEY])
+    path = _rewritten_metadata(tmp_path, good, json.dumps(dict(meta, hidden=[4] * 100_000)))
+    _no_tensor_read(monkeypatch)
+    with pytest.raises(CheckpointError, match="1 to 16 layer widths"):
+        read_critic(path)
+
+
+def _rewritten_metadata(tmp_path: Path, source: Path, text: str) -> Path:
+    from safetensors import safe_open
+    from safetensors.numpy import save_file
+
+    with safe_open(str(source), framework="numpy") as handle:
+        tensors = {k: handle.get_tensor(k) for k in handle.keys()}  # noqa: SIM118 (not a dict)
+    path = tmp_path / "hostile_meta.safetensors"
+    save_file(tensors, str(path), metadata={METADATA_KEY: text})
+    return path
+
+
+@pytest.mark.parametrize("change", [
+    "an unknown name", "an unknown generator state", "rng/numpy as float32", "no rng/torch",
+    "an optimizer entry without exp_avg_sq", "a bad optimizer name", "moments of two shapes", "steps as a string",
+])
+def test_a_resume_model_whose_header_names_what_capture_never_writes_is_refused_before_reading(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, change: str) -> None:
+    pytest.importorskip("torch")
+    import shutil
+
+    from safetensors import safe_open
+    from safetensors.numpy import save_file
+
+    from training.run.resume import ResumeError, read_resume
+
+    run = tmp_path / "run"
+    shutil.copytree(Path(__file__).parent / "data" / "runs_9f587ed" / "batched", run)
+    model = run / "resume" / "model_512.safetensors"
+    with safe_open(str(model), framework="numpy") as handle:
+        strings = handle.metadata()
+        tensors = {k: handle.get_tensor(k) for k in handle.keys()}  # noqa: SIM118 (not a dict)
+    assert read_resume(run) is not None  # the run as written resumes
+    first = sorted(k for k in tensors if k.startswith("optimizer/"))[0].split("/")[1]
+    if change == "an unknown name":
+        tensors["evil/w"] = np.zeros(2, np.float32)
+    elif change == "an unknown generator state":
+        tensors["rng/python"] = np.zeros(2, np.int32)
+    elif change == "rng/numpy as float32":
+        tensors["rng/numpy"] = tensors["rng/numpy"].astype(np.float32)
+    elif change == "no rng/torch":
+        del tensors["rng/torch"]
+    elif change == "an optimizer entry without exp_avg_sq":
+        del tensors[f"optimizer/{first}/exp_avg_sq"]
+    elif change == "a bad optimizer name":
+        tensors["optimizer/007/step"] = np.zeros((), np.float32)
+    elif change == "moments of two shapes":
+        tensors[f"optimizer/{first}/exp_avg_sq"] = np.zeros(7, np.float32)
+    else:
+        strings = {k: v.replace("512", '"512"') for k, v in strings.items()}
+    save_file(tensors, str(model), metadata=strings)
+    _no_tensor_read(monkeypatch, model)
+    with pytest.raises(ResumeError, match="its header"):
+        read_resume(run)

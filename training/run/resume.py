@@ -238,26 +238,71 @@ def read_resume(run_dir: Path) -> tuple[RunState, dict[str, torch.Tensor]] | Non
     _check_checkpoints(state, run_dir)
     model_path = resume / state["model"]
     try:
-        safetensors_header(model_path, MAX_MODEL_BYTES)  # before a tensor is read: sizes, offsets, dtypes
+        header = safetensors_header(model_path, MAX_MODEL_BYTES)  # before a tensor is read: sizes, offsets, dtypes
     except FileNotFoundError:
         raise ResumeError(f"{state_path} names {state['model']}, which is missing") from None
     except (SafetensorsHeaderError, OSError) as err:
         raise ResumeError(f"{err}; --resume reads {allowed}") from None
+    _check_model_header(header, model_path, state["steps"])
     try:
         with safe_open(str(model_path), framework="pt") as handle:
-            metadata = handle.metadata() or {}
             tensors = {k: handle.get_tensor(k) for k in handle.keys()}  # noqa: SIM118 (not a dict)
     except FileNotFoundError:
         raise ResumeError(f"{state_path} names {state['model']}, which is missing") from None
     except Exception as err:  # safetensors raises its own SafetensorError on a damaged or foreign file
         raise ResumeError(f"{model_path}: not a readable safetensors file ({err}); --resume reads {allowed}") from None
-    try:
-        steps = json.loads(metadata.get(METADATA_KEY, "null"))["steps"]
-    except (ValueError, TypeError, KeyError):
-        steps = None
-    if steps != state["steps"]:
-        raise ResumeError(f"{model_path}: its header says steps {steps!r}, state.json says {state['steps']}")
     return RunState.from_json(state), tensors
+
+
+_OPTIMIZER_NAME = re.compile(r"optimizer/(0|[1-9][0-9]{0,5})/(step|exp_avg|exp_avg_sq)")
+_POLICY_NAME = re.compile(r"policy/[A-Za-z0-9_.]{1,200}")
+
+
+def _check_model_header(header: Mapping[str, Any], model_path: Path, steps: int) -> None:
+    """Raise ResumeError unless a checked safetensors header (``safetensors_header``) is one ``capture`` writes:
+    ``{"steps": steps}`` in its metadata, the generator states, policy tensors and per-parameter Adam state
+    (``step`` a float32 scalar, ``exp_avg`` and ``exp_avg_sq`` float32 of one shape); no tensor is read. The
+    policy's shapes are checked against the rebuilt network by ``restore``."""
+    def fail(message: str) -> ResumeError:
+        return ResumeError(f"{model_path}: its header {message}; --resume reads the model_<steps>.safetensors "
+                           "this uno_env writes")
+
+    strings = header.get("__metadata__") or {}
+    assert isinstance(strings, dict)  # safetensors_header checked it maps names to strings
+    try:
+        saved_steps = json.loads(strings.get(METADATA_KEY, "null"), parse_constant=_refuse_constant)["steps"]
+    except (ValueError, TypeError, KeyError, RecursionError):
+        saved_steps = None
+    if type(saved_steps) is not int or saved_steps != steps:
+        raise ResumeError(f"{model_path}: its header says steps {str(saved_steps)[:40]}, state.json says {steps}")
+    specs = {name: spec for name, spec in header.items() if name != "__metadata__"}
+    for name in ("rng/torch", "rng/numpy"):
+        if name not in specs:
+            raise fail(f"lacks the generator state {name}")
+    if (specs["rng/torch"]["dtype"], len(specs["rng/torch"]["shape"])) != ("U8", 1) \
+            or (specs["rng/numpy"]["dtype"], specs["rng/numpy"]["shape"]) != ("I32", [624]):
+        raise fail("says the generator states are not torch's (uint8 vector) and numpy's (int32 x 624)")
+    adam: dict[int, dict[str, Any]] = {}
+    for name, spec in specs.items():
+        if name.startswith("rng/"):
+            if name not in ("rng/torch", "rng/numpy"):
+                raise fail(f"names an unknown generator state {name[:80]!r}")
+            continue
+        if name.startswith("optimizer/"):
+            match = _OPTIMIZER_NAME.fullmatch(name)
+            if match is None:
+                raise fail(f"names {name[:80]!r}, not optimizer/<index>/<step|exp_avg|exp_avg_sq>")
+            adam.setdefault(int(match[1]), {})[match[2]] = spec
+            continue
+        if _POLICY_NAME.fullmatch(name) is None:
+            raise fail(f"names {name[:80]!r}, neither policy/<name>, optimizer/... nor rng/...")
+    for index, entry in adam.items():
+        if set(entry) != {"step", "exp_avg", "exp_avg_sq"}:
+            raise fail(f"gives optimizer entry {index} without all of step, exp_avg and exp_avg_sq")
+        if (entry["step"]["dtype"], entry["step"]["shape"]) != ("F32", []) or entry["exp_avg"]["dtype"] != "F32" \
+                or entry["exp_avg_sq"]["dtype"] != "F32" or entry["exp_avg"]["shape"] != entry["exp_avg_sq"]["shape"]:
+            raise fail(f"gives optimizer entry {index} other dtypes or shapes than a float32 step scalar and "
+                       "two float32 moments of one shape")
 
 
 def previous_run_files(run_dir: Path) -> list[str]:
