@@ -63,6 +63,8 @@ from .base import Agent, choose_action
 from .registry import agent_label, describe_agent, make_agent
 
 UNITS = ("round", "game")
+MAX_WORKERS = 256
+"""The most worker processes a match may start (one process each; the training configs' ``eval.workers`` cap)."""
 Z95 = 1.959963984540054
 DEFAULT_MAX_DECISIONS = 20_000  # per round; a round still running after this many is abandoned
 
@@ -556,8 +558,8 @@ def _check(unit: str, workers: int, seed: int, games: int) -> None:
         raise ValueError(f"games must be a positive int, got {games!r}")
     if unit not in UNITS:
         raise ValueError(f"unit must be one of {', '.join(UNITS)}, got {unit!r}")
-    if workers < 1:
-        raise ValueError(f"workers must be at least 1, got {workers}")
+    if isinstance(workers, bool) or not isinstance(workers, int) or not 1 <= workers <= MAX_WORKERS:
+        raise ValueError(f"workers must be an int from 1 to {MAX_WORKERS} (a process each), got {workers!r}")
     if seed < 0:
         raise ValueError(f"seed must be a non-negative int, got {seed}")
 

@@ -13,7 +13,7 @@ from typing import Any, ClassVar
 import pytest
 
 from agents import Agent, RandomAgent, RuleAgent, SimpleRuleAgent
-from agents.tournament import evaluate, play_game, round_robin, wilson_interval
+from agents.tournament import MAX_WORKERS, evaluate, play_game, round_robin, wilson_interval
 from uno_app import cli
 from uno_env.core import IllegalActionError, Rules
 from uno_env.observation import observation_size
@@ -192,3 +192,9 @@ def test_cli_evaluate_plays_and_writes_reports(tmp_path: Path, capsys: pytest.Ca
     assert len((tmp_path / "rr.csv").read_text().splitlines()) == 4
     assert cli.main(["evaluate", "--agents", "rule", "nobody", "--no-progress"]) == 2
     assert "unknown agent 'nobody'" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("workers", [0, MAX_WORKERS + 1, 100_000, True, 2.0])
+def test_a_worker_count_outside_one_to_the_cap_is_refused_before_any_process_starts(workers: object) -> None:
+    with pytest.raises(ValueError, match=f"workers must be an int from 1 to {MAX_WORKERS}"):
+        evaluate(["random", "random"], Rules(num_players=2), games=2, workers=workers)  # type: ignore[arg-type]
