@@ -49,7 +49,8 @@ def test_a_perturbed_batched_table_makes_the_next_step_fail(monkeypatch):
     game = a_game()
     game.step("play R7")
     twin = mirror.twins[id(game)]
-    twin.env.tables.scores[0, 2] += 1  # once, on the batched side only
+    with mirror.engine_calls():  # the twins' tensors are inference tensors: edited in that mode
+        twin.env.tables.scores[0, 2] += 1  # once, on the batched side only
     with pytest.raises(MirrorDivergence, match="scores"):
         game.step("draw")
 
@@ -61,7 +62,8 @@ def test_a_perturbed_draw_pile_is_caught_when_a_card_is_drawn(monkeypatch):
     tables = mirror.twins[id(game)].env.tables
     top = int(tables.draw_len[0]) - 1
     other = int(tables.draw[0, top - 1])
-    tables.draw[0, top - 1], tables.draw[0, top] = tables.draw[0, top].item(), other  # swap the top two cards
+    with mirror.engine_calls():
+        tables.draw[0, top - 1], tables.draw[0, top] = tables.draw[0, top].item(), other  # swap the top two cards
     with pytest.raises(MirrorDivergence, match="hands"):
         game.step("draw")
 
@@ -92,7 +94,8 @@ def test_a_round_end_and_the_next_deal_are_compared_and_a_bad_score_is_caught(mo
 
     def perturbed(self, twin, game, action, rng_state):
         if game.is_round_over:
-            twin.env.tables.scores[0, 0] += 7  # before the batched step: its round-end position differs
+            with self.engine_calls():
+                twin.env.tables.scores[0, 0] += 7  # before the batched step: its round-end position differs
         original(self, twin, game, action, rng_state)
 
     monkeypatch.setattr(Mirror, "replay", perturbed)
@@ -109,8 +112,9 @@ def test_a_refusal_must_be_shared(monkeypatch):
     assert record.refusals == 1
     # A twin that would take the card: the mirror says so instead of the game's refusal.
     tables = mirror.twins[id(game)].env.tables
-    tables.top[0] = int(game.edition.kind("Y5"))
-    tables.active[0] = game.edition.color_index("yellow")
+    with mirror.engine_calls():
+        tables.top[0] = int(game.edition.kind("Y5"))
+        tables.active[0] = game.edition.color_index("yellow")
     monkeypatch.setattr(type(mirror.twins[id(game)].env), "_check_actions", lambda self, a, s: a.long())
     with pytest.raises(MirrorDivergence, match="took it"):
         game.step("play Y2")

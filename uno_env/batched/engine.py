@@ -192,10 +192,11 @@ class BatchedUno:
     def _load_positions(self, datas: list[dict[str, Any]]) -> None:
         b, p = self.num_tables, self.num_seats
         cols: dict[str, list[Any]] = {}
-        hands = torch.zeros(b, p, NUM_KINDS, dtype=torch.int8)
-        known = torch.zeros(b, p, p, NUM_KINDS, dtype=torch.int8)
-        draw = torch.zeros(b, MAX_DECK, dtype=torch.int8)
-        discard = torch.zeros(b, MAX_DECK, dtype=torch.int8)
+        # Counts and piles are gathered as Python lists and made tensors once (element writes cost more).
+        hands = [[[0] * NUM_KINDS for _ in range(p)] for _ in range(b)]
+        known = [[[[0] * NUM_KINDS for _ in range(p)] for _ in range(p)] for _ in range(b)]
+        draw = [[0] * MAX_DECK for _ in range(b)]
+        discard = [[0] * MAX_DECK for _ in range(b)]
         phases = [ph.text for ph in _PHASES]
 
         def put(name: str, value: Any) -> None:
@@ -206,15 +207,17 @@ class BatchedUno:
             n = data["rules"]["num_players"]
             pad = [0] * (p - n)
             for seat, hand in enumerate(data["hands"]):
+                counts = hands[i][seat]
                 for code in hand:
-                    hands[i, seat, ed.kind(code)] += 1
+                    counts[ed.kind(code)] += 1
             for entry in data["known"]:
+                counts = known[i][entry["observer"]][entry["target"]]
                 for code in entry["cards"]:
-                    known[i, entry["observer"], entry["target"], ed.kind(code)] += 1
+                    counts[ed.kind(code)] += 1
             pile = [ed.kind(c) for c in reversed(data["draw_pile"])]
-            draw[i, :len(pile)] = torch.tensor(pile, dtype=torch.int8)
+            draw[i][:len(pile)] = pile
             below = [ed.kind(c) for c in data["discard_pile"]]
-            discard[i, :len(below)] = torch.tensor(below, dtype=torch.int8)
+            discard[i][:len(below)] = below
             pending = data["pending"]
 
             def kind_or_none(code: str | None, ed: Any = ed) -> int:
@@ -251,7 +254,8 @@ class BatchedUno:
         for name, values in cols.items():
             dtype = getattr(t, name).dtype
             setattr(t, name, torch.tensor(values, dtype=dtype, device=dev))
-        t.hands, t.known, t.draw, t.discard = hands.to(dev), known.to(dev), draw.to(dev), discard.to(dev)
+        t.hands, t.known, t.draw, t.discard = (torch.tensor(v, dtype=torch.int8, device=dev)
+                                               for v in (hands, known, draw, discard))
         t.turns = torch.zeros(b, dtype=torch.int64, device=dev)
         self._state = self._fresh_state()
 

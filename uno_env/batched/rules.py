@@ -75,6 +75,54 @@ def per_seat_row(values: torch.Tensor, seat: torch.Tensor) -> torch.Tensor:
     return values.reshape(b * p, *values.shape[2:]).index_select(0, rows)
 
 
+_CONSTANTS: dict[tuple[int, torch.device], dict[str, torch.Tensor]] = {}  # (seats, device) -> BatchedRules' constants
+
+
+def _constants(seats: int, device: torch.device) -> dict[str, torch.Tensor]:
+    """The constant tensors of ``BatchedRules`` for tables of ``seats`` seats on ``device``."""
+    dev = device
+
+    def const(values: object, dtype: torch.dtype = torch.int64) -> torch.Tensor:
+        return torch.tensor(values, dtype=dtype, device=dev)
+
+    c: dict[str, torch.Tensor] = {}
+    c["kind_color"] = const(KIND_COLOR)
+    c["kind_rank"] = const([top_rank(k) for k in range(NUM_KINDS)])  # NO_RANK for wild-type cards
+    # playable[color * (NO_RANK + 1) + top_rank, kind]: the core's rule 3.2 table, flattened.
+    c["playable"] = const([row for by_rank in PLAYABLE for row in by_rank], torch.bool)
+    c["values"] = const([[EDITIONS[name].card_value(k) for k in range(NUM_KINDS)] for name in EDITION_NAMES])
+    # 5.5: whether a special wild played as the last card still names a color (King Pig), per edition.
+    c["color_when_last"] = const([(special := EDITIONS[name].special) is not None and special.color_when_last
+                                  for name in EDITION_NAMES], torch.bool)
+    decks = [EDITIONS[name].deck() for name in EDITION_NAMES]
+    c["deck_size"] = const([len(d) for d in decks])
+    c["decks"] = const([d + [0] * (MAX_DECK - len(d)) for d in decks])
+    # Actions offered by each phase apart from cards and colors held (filled in by action_mask).
+    base = [[False] * A.NUM_ACTIONS for _ in range(len(Phase))]
+    base[PLAY][A.DRAW] = True
+    base[PLAY_DRAWN][A.KEEP] = True
+    for color in range(NUM_COLORS):
+        base[CHOOSE_COLOR][A.COLOR_BASE + color] = True
+    base[CHALLENGE][A.CHALLENGE] = base[CHALLENGE][A.ACCEPT] = True
+    base[UNO_PHASE][A.UNO] = base[UNO_PHASE][A.NO_UNO] = True
+    base[CATCH_PHASE][A.CATCH] = base[CATCH_PHASE][A.NO_CATCH] = True
+    base[STACK_PHASE][A.ACCEPT] = True
+    c["phase_actions"] = const(base, torch.bool)
+    c["draw_twos"] = const([k < WILD and KIND_RANK[k] == DRAW_TWO for k in range(NUM_KINDS)], torch.bool)
+    c["swap_offsets"] = const(list(range(1, A.NUM_ACTIONS - A.SWAP_BASE)))
+    c["others"] = 1 - torch.eye(seats, dtype=torch.int8, device=dev)  # [observer, target]: 0 on the diagonal
+    # The cards of one color in rank order (4.5), from the core's deck (1.3): slot -> (rank, copy).
+    first_color = [k for k in sorted(EDITIONS[EDITION_NAMES[0]].deck()) if KIND_COLOR[k] == 0]
+    slots = [(KIND_RANK[k], first_color[:i].count(k)) for i, k in enumerate(first_color)]
+    c["give_rank"] = const([r for r, _ in slots])
+    c["give_copy"] = const([n for _, n in slots])
+    c["pile_pos"] = torch.arange(MAX_DECK, device=dev)
+    c["seats"] = torch.arange(seats, device=dev)
+    c["kinds"] = torch.arange(NUM_KINDS, device=dev)
+    c["colors"] = torch.arange(NUM_COLORS, device=dev)
+    return c
+
+
 class BatchedRules:
     """Constant tables on one device and the rule stages that use them."""
 
@@ -82,46 +130,31 @@ class BatchedRules:
         self.num_seats = seats  # the tables' seat dimension: the largest table of the batch
         self.device = device
         self.rings = False  # set when some table plays elimination: seats are then walked round the live ones
-        dev = device
-
-        def const(values: object, dtype: torch.dtype = torch.int64) -> torch.Tensor:
-            return torch.tensor(values, dtype=dtype, device=dev)
-
-        self.kind_color = const(KIND_COLOR)
-        self.kind_rank = const([top_rank(k) for k in range(NUM_KINDS)])  # NO_RANK for wild-type cards
-        # playable[color * (NO_RANK + 1) + top_rank, kind]: the core's rule 3.2 table, flattened.
-        self.playable = const([row for by_rank in PLAYABLE for row in by_rank], torch.bool)
-        self.values = const([[EDITIONS[name].card_value(k) for k in range(NUM_KINDS)] for name in EDITION_NAMES])
-        # 5.5: whether a special wild played as the last card still names a color (King Pig), per edition.
-        self.color_when_last = const([(special := EDITIONS[name].special) is not None and special.color_when_last
-                                      for name in EDITION_NAMES], torch.bool)
-        decks = [EDITIONS[name].deck() for name in EDITION_NAMES]
-        self.deck_size = const([len(d) for d in decks])
-        self.decks = const([d + [0] * (MAX_DECK - len(d)) for d in decks])
-        # Actions offered by each phase apart from cards and colors held (filled in by action_mask).
-        base = [[False] * A.NUM_ACTIONS for _ in range(len(Phase))]
-        base[PLAY][A.DRAW] = True
-        base[PLAY_DRAWN][A.KEEP] = True
-        for c in range(NUM_COLORS):
-            base[CHOOSE_COLOR][A.COLOR_BASE + c] = True
-        base[CHALLENGE][A.CHALLENGE] = base[CHALLENGE][A.ACCEPT] = True
-        base[UNO_PHASE][A.UNO] = base[UNO_PHASE][A.NO_UNO] = True
-        base[CATCH_PHASE][A.CATCH] = base[CATCH_PHASE][A.NO_CATCH] = True
-        base[STACK_PHASE][A.ACCEPT] = True
-        self.phase_actions = const(base, torch.bool)
-        self.draw_twos = const([k < WILD and KIND_RANK[k] == DRAW_TWO for k in range(NUM_KINDS)], torch.bool)
-        self.swap_offsets = const(list(range(1, A.NUM_ACTIONS - A.SWAP_BASE)))
-        p = seats
-        self.others = 1 - torch.eye(p, dtype=torch.int8, device=dev)  # [observer, target]: 0 on the diagonal
-        # The cards of one color in rank order (4.5), from the core's deck (1.3): slot -> (rank, copy).
-        first_color = [k for k in sorted(EDITIONS[EDITION_NAMES[0]].deck()) if KIND_COLOR[k] == 0]
-        slots = [(KIND_RANK[k], first_color[:i].count(k)) for i, k in enumerate(first_color)]
-        self.give_rank = const([r for r, _ in slots])
-        self.give_copy = const([c for _, c in slots])
-        self.pile_pos = torch.arange(MAX_DECK, device=dev)
-        self.seats = torch.arange(p, device=dev)
-        self.kinds = torch.arange(NUM_KINDS, device=dev)
-        self.colors = torch.arange(NUM_COLORS, device=dev)
+        # The constants depend on the seat count and device alone and are never written to, so engines
+        # built alike share one set (a one-table engine per position, as the tests build, costs less).
+        key = (seats, device)
+        constants = _CONSTANTS.get(key)
+        if constants is None:
+            with torch.inference_mode(False):  # plain tensors, also when first built inside inference mode
+                constants = _CONSTANTS[key] = _constants(seats, device)
+        c = constants
+        self.kind_color = c["kind_color"]
+        self.kind_rank = c["kind_rank"]  # NO_RANK for wild-type cards
+        self.playable = c["playable"]  # playable[color * (NO_RANK + 1) + top_rank, kind]: rule 3.2's table
+        self.values = c["values"]
+        self.color_when_last = c["color_when_last"]  # 5.5: a special wild played last still names a color
+        self.deck_size = c["deck_size"]
+        self.decks = c["decks"]
+        self.phase_actions = c["phase_actions"]  # actions of each phase apart from cards and colors held
+        self.draw_twos = c["draw_twos"]
+        self.swap_offsets = c["swap_offsets"]
+        self.others = c["others"]  # [observer, target]: 0 on the diagonal
+        self.give_rank = c["give_rank"]  # 4.5: the cards of one color in rank order, slot -> (rank, copy)
+        self.give_copy = c["give_copy"]
+        self.pile_pos = c["pile_pos"]
+        self.seats = c["seats"]
+        self.kinds = c["kinds"]
+        self.colors = c["colors"]
 
     # ------------------------------------------------------------------ small helpers
     def any(self, mask: torch.Tensor) -> bool:
