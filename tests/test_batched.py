@@ -580,3 +580,13 @@ def test_the_batched_engine_needs_torch_and_numpy_only():
                             check=False)
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout.strip().splitlines()[-1]) == {"attempts": [], "loaded": []}
+
+
+def test_engines_alike_share_their_rule_constants_as_plain_tensors():
+    """BatchedRules' constants are built once per (seats, device), also from inside inference mode, as plain tensors."""
+    with torch.inference_mode():
+        first = BatchedUno(1, num_players=7, observations=False)
+    second = BatchedUno(3, num_players=[7, 3, 2], observations=False)
+    assert first._rules.playable is second._rules.playable and first._rules.others is second._rules.others
+    assert not first._rules.playable.is_inference()  # usable (even written to) outside inference mode
+    assert BatchedUno(1, num_players=3)._rules.others.shape == (3, 3)  # another seat count: its own set
