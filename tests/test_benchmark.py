@@ -235,3 +235,15 @@ def test_output_stem_drops_a_card_extension() -> None:
 def test_every_flag_has_a_help_line() -> None:
     for action in benchmark_cli.build_parser()._actions:  # noqa: SLF001 - argparse keeps its arguments here
         assert action.help, action.option_strings
+
+
+def test_the_docs_reference_table_is_the_one_the_kept_quick_cards_make() -> None:
+    from benchmarks.reference_table import CARDS, ORDER, table
+
+    page = (Path(__file__).resolve().parents[1] / "docs" / "agents.md").read_text(encoding="utf-8")
+    shown = page.split("<!-- reference-table:start -->\n")[1].split("<!-- reference-table:end -->")[0]
+    assert shown == table()
+    for path in CARDS.glob("*.json"):
+        card = json.loads(path.read_text(encoding="utf-8"))
+        assert card["protocol"]["version"] == PROTOCOL_VERSION and card["quick"] and card["official"]
+        assert card["agent"] in ORDER and {t["players"] for t in card["tables"]} == {2, 4}

@@ -227,3 +227,20 @@ def test_the_apps_offer_it_and_say_how_long_it_thinks() -> None:
     assert "200 playouts" in OPPONENT_NOTES["ismcts"] and ISMCTSAgent().iterations == 200
     shown = " ".join(terminal.build_parser().format_help().split())
     assert "guided (a search of 64 playouts a move" in shown and "about 0.6 s a move" in shown
+
+
+def test_the_docs_strength_table_is_the_kept_measurement() -> None:
+    import json
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    page = (root / "docs" / "agents.md").read_text(encoding="utf-8")
+    for players in (2, 4):
+        rows = [json.loads(line) for line in
+                (root / "docs" / "experiments" / f"guided_strength_{players}p.jsonl").read_text().splitlines()]
+        by_budget = {r["budget"]: r for r in rows}
+        (line,) = [ln for ln in page.splitlines() if ln.startswith(f"| {players} | `classic_")]
+        cells = [c.strip() for c in line.strip("|").split("|")][2:5]
+        for cell, budget in zip(cells, (0, 16, 64), strict=True):
+            r = by_budget[budget]
+            assert cell == f"{100 * r['win_rate']:.1f}% ({100 * r['ci_low']:.1f}-{100 * r['ci_high']:.1f})"
