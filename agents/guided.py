@@ -64,10 +64,11 @@ from .critic import PrivilegedCritic
 from .ismcts import heuristic_action
 from .ppo_agent import PPOAgent
 
-__all__ = ["LEAVES", "MAX_PLAYOUT_DECISIONS", "OPPONENT_MODELS", "GuidedAgent"]
+__all__ = ["LEAVES", "MAX_PLAYOUT_DECISIONS", "OPPONENT_MODELS", "ROOTS", "GuidedAgent"]
 
 OPPONENT_MODELS = ("sample", "greedy")
-LEAVES = ("critic", "rollout")
+LEAVES = ("critic", "rollout", "policy")
+ROOTS = ("puct", "compare")
 MAX_PLAYOUT_DECISIONS = 3000  # a playout still running after this many decisions scores as a draw
 ROUND_OVER, UNO_PHASE, CATCH_PHASE = Phase.ROUND_OVER, Phase.UNO, Phase.CATCH
 _TREE, _TO_LEAF = 0, 1  # a playout walks the tree, then plays on to its leaf
@@ -87,9 +88,9 @@ class _Node:
 
 
 class _Playout:
-    """One playout in flight: its determinized game, where it is in the tree, and the nodes it went through."""
+    """One playout in flight: its determinized game, where it is in the tree, the nodes it went through, its value."""
 
-    __slots__ = ("game", "mode", "node", "path", "steps")
+    __slots__ = ("game", "mode", "node", "path", "steps", "value")
 
     def __init__(self, game: Game, root: _Node) -> None:
         self.game = game
@@ -97,6 +98,7 @@ class _Playout:
         self.path: list[_Node] = []
         self.mode = _TREE
         self.steps = 0
+        self.value = 0.5  # set at the backup
 
 
 class GuidedAgent(Agent):
@@ -114,11 +116,12 @@ class GuidedAgent(Agent):
     name = "guided"
     DEFAULT_PLAYOUTS: ClassVar[int] = 64  # the budget without playouts= or time_budget=
     FILE_LIMITS: ClassVar[dict[str, tuple[float, float]]] = {
-        "playouts": (1, 5_000), "time_budget": (0.001, 5.0), "batch": (1, 256)}
+        "playouts": (1, 5_000), "time_budget": (0.001, 5.0), "batch": (1, 256), "candidates": (1, 16)}
 
     def __init__(self, policy: PPOAgent, critic: PrivilegedCritic | None = None, playouts: int | None = None,
                  time_budget: float | None = None, seed: int | None = None, c_puct: float = 1.5, batch: int = 16,
-                 opponents: str = "sample", leaf: str | None = None) -> None:
+                 opponents: str = "sample", leaf: str | None = None, root: str = "puct", candidates: int = 4,
+                 margin: float = 1.0) -> None:
         if playouts is None and time_budget is None:
             playouts = self.DEFAULT_PLAYOUTS
         if playouts is not None and (isinstance(playouts, bool) or not isinstance(playouts, int) or playouts < 1):
@@ -136,7 +139,13 @@ class GuidedAgent(Agent):
         if leaf not in LEAVES:
             raise ValueError(f"leaf must be one of {', '.join(LEAVES)}, got {leaf!r}")
         if leaf == "critic" and critic is None:
-            raise ValueError("leaf='critic' needs a critic; give one or use leaf='rollout'")
+            raise ValueError("leaf='critic' needs a critic; give one or use leaf='rollout' or leaf='policy'")
+        if root not in ROOTS:
+            raise ValueError(f"root must be one of {', '.join(ROOTS)}, got {root!r}")
+        if isinstance(candidates, bool) or not isinstance(candidates, int) or candidates < 1:
+            raise ValueError(f"candidates must be an int >= 1, got {candidates!r}")
+        if not (math.isfinite(margin) and margin >= 0):
+            raise ValueError(f"margin must be a finite number >= 0, got {margin!r}")
         self.policy = policy
         self.critic = critic
         self.playouts = playouts
@@ -145,6 +154,9 @@ class GuidedAgent(Agent):
         self.batch = batch
         self.opponents = opponents
         self.leaf = leaf
+        self.root = root
+        self.candidates = candidates
+        self.margin = margin
         self.clock: Callable[[], float] = time.perf_counter
         self._seed = seed
         self._rng = random.Random(seed)
@@ -172,6 +184,8 @@ class GuidedAgent(Agent):
         """Run the search from ``info`` and return the chosen action id."""
         legal = [int(a) for a in info["legal_action_ids"]]
         infoset = InfoSet(info)
+        if self.root == "compare":
+            return self._compare(infoset, legal)
         seat = infoset.seat
         rng = self._rng
         root = _Node()
@@ -193,6 +207,72 @@ class GuidedAgent(Agent):
             key = (child.visits, child.value / child.visits if child.visits else 0.0, child.prior, -a)
             if key > best_key:
                 best, best_key = a, key
+        return best
+
+    def _compare(self, infoset: InfoSet, legal: list[int]) -> int:
+        """The ``compare`` root: the prior's top actions valued on the same determinizations; a paired test decides.
+
+        Every round of the budget deals ``k`` determinizations and plays each candidate from
+        each of them (common random numbers: the candidates differ by their action, not by the
+        deal), then on to its leaf. The policy's own choice (the prior's argmax) is kept unless
+        another candidate's mean paired difference to it exceeds ``margin`` standard errors.
+        """
+        seat = infoset.seat
+        rng = self._rng
+        first = infoset.sample_state(rng)
+        mask = np.zeros((1, NUM_ACTIONS), np.int8)
+        mask[0, legal] = 1
+        view_game = Game.from_state(first.copy(), check=False, log_limit=0)
+        prior = self.policy.probabilities(observe(view_game, seat, self.policy.max_players)[None], mask)[0]
+        ranked = sorted(legal, key=lambda a: (-float(prior[a]), a))
+        chosen = ranked[: self.candidates]
+        root = _Node()
+        if len(chosen) == 1:
+            self.last_playouts, self.last_root = 0, root
+            return chosen[0]
+        nodes = {a: root.children.setdefault(a, _Node()) for a in chosen}
+        for a in chosen:
+            nodes[a].prior = float(prior[a])
+        values: dict[int, list[float]] = {a: [] for a in chosen}
+        per_round = max(1, self.batch // len(chosen))
+        deadline = None if self.time_budget is None else self.clock() + self.time_budget
+        done = 0
+        pending = [first]
+        while deadline is None or self.clock() < deadline:
+            left = None if self.playouts is None else (self.playouts - done) // len(chosen)
+            if left is not None and left < 1:
+                break
+            k = per_round if left is None else min(per_round, left)
+            deals = pending + [infoset.sample_state(rng) for _ in range(k - len(pending))]
+            pending = []
+            playouts: list[tuple[int, _Playout]] = []
+            for a in chosen:
+                node = nodes[a]
+                for state in deals:
+                    game = Game.from_state(state.copy(), check=False, log_limit=0)
+                    game.step(a)
+                    p = _Playout(game, node)
+                    p.mode, p.path, p.steps = _TO_LEAF, [node], 1
+                    node.visits += 1
+                    node.available += 1
+                    playouts.append((a, p))
+            self._run_batch([p for _, p in playouts], seat, root)
+            for a, p in playouts:
+                values[a].append(p.value)
+            done += len(playouts)
+        self.last_playouts = done
+        self.last_root = root
+        base = chosen[0]
+        best, best_mean = base, 0.0
+        base_values = values[base]
+        for a in chosen[1:]:
+            diffs = [x - y for x, y in zip(values[a], base_values, strict=True)]
+            if len(diffs) < 2:
+                continue
+            mean = sum(diffs) / len(diffs)
+            spread = math.sqrt(sum((d - mean) ** 2 for d in diffs) / (len(diffs) - 1) / len(diffs))
+            if mean > 0 and mean > self.margin * spread and mean > best_mean:
+                best, best_mean = a, mean
         return best
 
     def _run_batch(self, playouts: list[_Playout], seat: int, root: _Node) -> None:
@@ -241,7 +321,7 @@ class GuidedAgent(Agent):
             legal = game.legal_actions()
             phase = table.phase
             forced = len(legal) == 1 or phase == UNO_PHASE or phase == CATCH_PHASE
-            if p.mode == _TO_LEAF and table.current == seat and not forced:
+            if p.mode == _TO_LEAF and table.current == seat and not forced and self.leaf != "policy":
                 if self.leaf == "rollout":
                     self._rollout(p, seat)
                     return "done"
@@ -327,6 +407,7 @@ class GuidedAgent(Agent):
         """Add ``value`` to every node on ``p``'s path (their visits were counted when selected)."""
         for node in p.path:
             node.value += value
+        p.value = value
         p.mode = -1
 
     def __repr__(self) -> str:

@@ -121,7 +121,8 @@ def _ppo(checkpoint: str | None = None, path: str | None = None, deterministic: 
 
 def _guided(checkpoint: str | None = None, critic: str | None = "auto", playouts: int | None = None,
             time_budget: float | None = None, seed: int | None = None, c_puct: float = 1.5, batch: int = 16,
-            opponents: str = "sample", leaf: str | None = None, *, edition: str | None = None,
+            opponents: str = "sample", leaf: str | None = None, root: str = "puct", candidates: int = 4,
+            margin: float = 1.0, *, edition: str | None = None,
             num_players: int | None = None, checkpoints: Path | None = None) -> GuidedAgent:
     """``guided[:CHECKPOINT][,key=value...]``: PUCT search guided by a checkpoint and its critic.
 
@@ -156,7 +157,7 @@ def _guided(checkpoint: str | None = None, critic: str | None = "auto", playouts
         except (CheckpointError, OSError) as err:
             raise AgentSpecError(f"cannot load the critic {critic_path}: {err}") from None
     return GuidedAgent(policy, value, playouts=playouts, time_budget=time_budget, seed=seed, c_puct=c_puct,
-                       batch=batch, opponents=opponents, leaf=leaf)
+                       batch=batch, opponents=opponents, leaf=leaf, root=root, candidates=candidates, margin=margin)
 
 
 _guided.FILE_LIMITS = GuidedAgent.FILE_LIMITS  # type: ignore[attr-defined]

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers import table_position
 
 from agents import RuleAgent, choose_action
 from agents.critic import PrivilegedCritic, write_critic
@@ -28,6 +29,7 @@ from agents.registry import (
 )
 from agents.tournament import evaluate
 from uno_env.core import Game, Phase, Rules
+from uno_env.core import actions as A
 from uno_env.core.determinize import InfoSet
 from uno_env.observation import observation_size
 from uno_env.privileged import privileged_size
@@ -244,3 +246,63 @@ def test_the_docs_strength_table_is_the_kept_measurement() -> None:
         for cell, budget in zip(cells, (0, 16, 64), strict=True):
             r = by_budget[budget]
             assert cell == f"{100 * r['win_rate']:.1f}% ({100 * r['ci_low']:.1f}-{100 * r['ci_high']:.1f})"
+
+
+# ---------------------------------------------------------------------- the compare root
+class _PrefersDrawing(PPOAgent):
+    """The guide's network, but every decision's prior puts nearly all its weight on drawing (a bad guide)."""
+
+    def probabilities(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        probs = super().probabilities(observations, masks)
+        legal = np.atleast_2d(masks).astype(bool)
+        boosted = np.where(legal[:, [A.DRAW]], 0.0, probs)
+        boosted[:, A.DRAW] = np.where(legal[:, A.DRAW], 1.0, 0.0)
+        return np.asarray(np.where(legal, boosted + 1e-3, 0.0) / np.where(legal, boosted + 1e-3, 0.0).sum(axis=1,
+                          keepdims=True))
+
+
+def test_compare_keeps_the_playout_budget_and_values_every_candidate_on_the_same_deals(
+        policy: PPOAgent, critic: PrivilegedCritic) -> None:
+    game = decision_with_choices(Rules(num_players=4), seed=3, seat=0)
+    agent = GuidedAgent(policy, critic, playouts=24, batch=8, seed=1, root="compare", candidates=3)
+    agent.search(game.view(0))
+    assert agent.last_root is not None
+    visits = [c.visits for c in agent.last_root.children.values()]
+    assert len(visits) == min(3, len(game.legal_actions())) and len(set(visits)) == 1
+    assert agent.last_playouts == sum(visits) <= 24
+
+
+@pytest.mark.parametrize("players,leaf", [(4, "critic"), (2, "policy")])
+def test_compare_reads_only_the_view(policy: PPOAgent, critic: PrivilegedCritic, players: int, leaf: str) -> None:
+    game = decision_with_choices(Rules(num_players=players), seed=11, seat=1)
+    view = game.view(1)
+    agent = GuidedAgent(policy, critic if leaf == "critic" else None, playouts=12, batch=6, leaf=leaf,
+                        root="compare")
+    choices = set()
+    for k in range(3):
+        other = Game.from_state(InfoSet(view).sample_state(random.Random(200 + k)))
+        assert other.view(1) == view
+        agent.seed(5)
+        choices.add(agent.act(None, other.view(1)))
+    assert len(choices) == 1 and choices <= set(view["legal_action_ids"])
+
+
+def test_compare_overrules_the_prior_only_when_the_paired_values_say_so() -> None:
+    # Seat 0 holds one card that plays and goes out; the bad guide prefers drawing.
+    game = table_position(num_players=4, hands=[["R5"], ["B1", "B2", "B3"], ["G1", "G2", "G3"], ["Y1", "Y2", "Y3"]],
+                          top="R9")
+    view = game.view(0)
+    assert A.DRAW in view["legal_action_ids"] and len(view["legal_action_ids"]) == 2
+    guide = _PrefersDrawing.load(G_ACTOR)
+    wins = GuidedAgent(guide, None, playouts=8, batch=8, leaf="policy", root="compare", seed=0)
+    assert wins.act(None, view) != A.DRAW  # going out scores 1 on every deal: drawing never does
+    strict = GuidedAgent(guide, None, playouts=2, batch=2, leaf="policy", root="compare", seed=0)
+    assert strict.act(None, view) == A.DRAW  # one deal each: no paired test can be made, the prior stands
+
+
+@pytest.mark.parametrize("spec,message", [("guided:root=tree", "root must be one of"),
+                                          ("guided:candidates=0", "candidates must be"),
+                                          ("guided:margin=-1", "margin must be")])
+def test_compare_options_are_checked(spec: str, message: str) -> None:
+    with pytest.raises((AgentSpecError, ValueError), match=message):
+        make_agent(spec, edition="classic", num_players=4)
