@@ -223,7 +223,8 @@ def shipped_checkpoint(edition: str | None = None, num_players: int | None = Non
 
     Among the readable checkpoints trained on ``edition`` and ``num_players``: as measured, the one
     whose card (``<name>.json`` beside it, written by ``training.tools.ship``) records the highest win
-    rate over whole games against RuleAgents at that table (``measured_win_rate``); when no card
+    rate over whole games against RuleAgents at that table, pooled over its measurements
+    (``measured_win_rate``); when no card
     measures the table, one trained on round points (``env.reward: score``: points decide the whole
     games people play, and a policy trained on round wins alone loses them), then the one trained on
     the fewest editions x table sizes, then by name. A checkpoint with a measurement comes before
@@ -258,27 +259,31 @@ def shipped_checkpoint(edition: str | None = None, num_players: int | None = Non
 
 
 MAX_CARD_BYTES = 1 << 20  # a checkpoint's card (``<name>.json``): a few kB; a larger file is not read
+MAX_CARD_GAMES = 10_000_000  # a card row claiming more games than this is taken as damaged
 
 
 def measured_win_rate(checkpoint: Path, edition: str, num_players: int) -> float | None:
     """The win rate over whole games against RuleAgents at this table that the checkpoint's card records
-    (``<name>.json`` beside it: its ``evaluation`` rows with ``unit: game``, ``opponent: rule``), or None when
-    the card does not measure that table; a missing, oversized or damaged card measures nothing."""
+    (``<name>.json`` beside it: its ``evaluation`` rows with ``unit: game``, ``opponent: rule``), pooled over
+    every such row (wins over games: a larger measurement weighs more), or None when the card does not
+    measure that table; a missing, oversized or damaged card measures nothing."""
     try:
         raw = read_at_most(checkpoint.with_suffix(".json"), MAX_CARD_BYTES)
         card = json.loads(raw) if raw is not None else None
     except (OSError, ValueError, RecursionError):
         return None
     rows = card.get("evaluation") if isinstance(card, dict) else None
-    best: float | None = None
+    wins = games = 0.0
     for row in rows if isinstance(rows, list) else []:
         if not isinstance(row, dict):
             continue
-        rate = row.get("win_rate")
+        rate, count = row.get("win_rate"), row.get("games")
         if (row.get("edition") == edition and row.get("num_players") == num_players and row.get("unit") == "game"
-                and row.get("opponent") == "rule" and isinstance(rate, float) and 0.0 <= rate <= 1.0):
-            best = rate if best is None else max(best, rate)
-    return best
+                and row.get("opponent") == "rule" and isinstance(rate, float) and 0.0 <= rate <= 1.0
+                and isinstance(count, int) and not isinstance(count, bool) and 0 < count <= MAX_CARD_GAMES):
+            wins += rate * count
+            games += count
+    return wins / games if games else None
 
 
 def _checkpoint_file(text: str, directory: Path) -> Path:

@@ -161,7 +161,7 @@ def test_ppo_path_and_path_option_parse_the_same(tmp_path: Path) -> None:
 
 def _card(checkpoint: Path, rows: list[dict[str, object]]) -> None:
     """A card beside ``checkpoint`` recording ``rows`` (classic, against rule, whole games unless given)."""
-    full = [{"edition": "classic", "opponent": "rule", "unit": "game", **row} for row in rows]
+    full = [{"edition": "classic", "opponent": "rule", "unit": "game", "games": 400, **row} for row in rows]
     checkpoint.with_suffix(".json").write_text(json.dumps({"evaluation": full}))
 
 
@@ -177,6 +177,12 @@ def test_ppo_picks_the_strongest_checkpoint_its_cards_measure_at_the_table(tmp_p
     assert shipped_checkpoint("classic", 3, tmp_path) == rounds  # the higher measured rate
     assert shipped_checkpoint("classic", 4, tmp_path) == points
     assert shipped_checkpoint("classic", 2, tmp_path) == points  # measured nowhere at 2: points first again
+    _card(points, [{"num_players": 3, "win_rate": 0.40, "games": 100}, {"num_players": 3, "win_rate": 0.34, "games": 900}])
+    assert registry.measured_win_rate(points, "classic", 3) == pytest.approx(0.346)  # pooled: wins over games
+    assert shipped_checkpoint("classic", 3, tmp_path) == rounds  # 34.6% over 1,000 games < 36%
+    _card(points, [{"num_players": 3, "win_rate": 0.40, "games": True}, {"num_players": 3, "win_rate": 0.4, "games": None},
+                   {"num_players": 3, "win_rate": 0.4, "games": 10**12}])
+    assert registry.measured_win_rate(points, "classic", 3) is None  # rows without a sound game count weigh nothing
     for damaged in (b"{not json", b"[" * 100_000, b" " * (registry.MAX_CARD_BYTES + 1),
                     json.dumps({"evaluation": [{"edition": "classic", "opponent": "rule", "unit": "game",
                                                 "num_players": 3, "win_rate": "1.0"}]}).encode()):
@@ -190,10 +196,11 @@ def test_the_shipped_ppo_at_each_classic_table_is_the_best_its_cards_measured() 
         measured = {}
         for path in sorted(SHIPPED_DIR.glob("*.safetensors")):
             card = json.loads(path.with_suffix(".json").read_text())
-            rates = [row["win_rate"] for row in card["evaluation"] if row["edition"] == "classic"
-                     and row["num_players"] == n and row["opponent"] == "rule" and row["unit"] == "game"]
-            if rates and n in card["num_players"] and "imitates" not in card:
-                measured[path.stem] = max(rates)
+            rows = [row for row in card["evaluation"] if row["edition"] == "classic"
+                    and row["num_players"] == n and row["opponent"] == "rule" and row["unit"] == "game"]
+            if rows and n in card["num_players"] and "imitates" not in card:
+                measured[path.stem] = (sum(row["win_rate"] * row["games"] for row in rows)
+                                       / sum(row["games"] for row in rows))
         assert len(measured) >= 2, f"fewer than two shipped checkpoints measured at {n} players"
         assert shipped_checkpoint("classic", n).stem == max(measured, key=measured.__getitem__), n  # type: ignore[union-attr]
 
