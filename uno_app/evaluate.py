@@ -96,8 +96,8 @@ def build_parser() -> argparse.ArgumentParser:
                "  uno-env evaluate --round-robin --agents rule simple random --players 2 --out rr.md\n"
                "agents: random, random-uniform, simple, rule, ismcts, guided, human, ppo, ppo:NAME, ppo:PATH (= ppo:path=PATH),\n"
                "  package.module:Class; options as name:key=value,key=value. ppo plays the shipped checkpoint for\n"
-               "  the table: classic_2p_points for classic at 2 players, classic_points at 3-4, universal for every other\n"
-               "  table.",
+               "  the table that its card measures strongest: classic_2p_points for classic at 2 players,\n"
+               "  classic_points at 3-4, universal_batched at 6, universal for every other table.",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--agents", nargs="+", required=True, metavar="SPEC",
