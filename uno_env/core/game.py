@@ -49,10 +49,9 @@ Rulings where RULES.md leaves room (documented, tested):
 
 from __future__ import annotations
 
-import operator
 import random
 from collections.abc import Sequence
-from typing import Any, SupportsIndex, cast
+from typing import Any, cast
 
 from . import actions as A
 from .actions import Action, action_table, parse_action
@@ -72,6 +71,7 @@ from .cards import (
     WILD_DRAW_FOUR,
     Edition,
     deck_from_codes,
+    integer_scalar,
     short_repr,
     top_rank,
 )
@@ -477,15 +477,11 @@ class Game:
         if isinstance(action, str):
             return parse_action(self.edition, action)
         # an integer scalar of another library (numpy's int64, a 0-d integer array or tensor) is an id;
-        # a bool, a float (also as a 0-d array) or an array of several ids is not
-        wrong = ActionTextError(
-            f"an action is an Action, an int id or its text, got {type(action).__name__} {short_repr(action)}")
-        if isinstance(action, bool) or isinstance(action, float) or not hasattr(action, "__index__"):
-            raise wrong
-        try:
-            index = operator.index(cast(SupportsIndex, action))
-        except TypeError:  # numpy and torch raise it for float and multi-element arrays
-            raise wrong from None
+        # a bool, a float (also as a 0-d array) or an array of ids (of any length) is not
+        index = integer_scalar(action)
+        if index is None:
+            raise ActionTextError(
+                f"an action is an Action, an int id or its text, got {type(action).__name__} {short_repr(action)}")
         if 0 <= index < A.NUM_ACTIONS:
             return self._actions[index]
         raise IllegalActionError(f"action ids are 0..{A.NUM_ACTIONS - 1}, got {index}")
@@ -1172,7 +1168,8 @@ class Game:
 
 
 def _checked_int(value: object, what: str) -> int:
-    """``value`` as an int (a Python or numpy integer, not a bool or float); else ``RulesError``."""
-    if isinstance(value, bool) or isinstance(value, float) or not hasattr(value, "__index__"):
+    """``value`` as an int (``integer_scalar``: a Python or numpy integer, not a bool or float); else ``RulesError``."""
+    index = integer_scalar(value)
+    if index is None:
         raise RulesError(f"{what}, got {type(value).__name__} {short_repr(value)}")
-    return operator.index(cast(SupportsIndex, value))
+    return index
