@@ -415,6 +415,29 @@ def test_a_long_game_keeps_a_bounded_log_and_counts_every_event():
     assert Game.from_dict(data).log == bounded.log
 
 
+def test_a_game_built_from_a_state_or_a_save_is_bounded_at_once_not_at_its_next_step():
+    """Issue 27 (noticed in stop 30): ``Game.from_state`` kept an oversized log until the next step. Now the
+    log is cut to ``log_limit`` as the game is built, and ``from_dict`` cuts a saved log before reading it:
+    the dropped entries are counted in ``log_length`` but never parsed (a garbage entry there is not read)."""
+    whole = long_game(None)
+    total = whole.log_length
+    assert total > 3 * 1000
+    game = Game.from_state(whole.state.copy(), log_limit=1000)
+    assert len(game.log) == 1000 and game.log_length == total
+    assert game.log == whole.log[-1000:]
+    assert game.events(0, since=total - 30) == whole.events(0)[total - 30:]
+    data = json.loads(json.dumps(whole.to_dict()))
+    data["log"][0] = "not an event"  # dropped before it is read
+    loaded = Game.from_dict(data, log_limit=1000)
+    assert len(loaded.log) == 1000 and loaded.log_length == total and loaded.log == whole.log[-1000:]
+    assert Game.from_dict(data, log_limit=0).log == []
+    with pytest.raises(StateError, match=r"log\[0\]"):  # kept, it is read and refused
+        Game.from_dict(data, log_limit=None)
+    data["log"][-1] = "not an event"
+    with pytest.raises(StateError, match=r"log\[999\]"):
+        Game.from_dict(data, log_limit=1000)
+
+
 def test_the_default_log_limit_bounds_a_game_of_a_hundred_thousand_decisions():
     from uno_env.core import DEFAULT_LOG_LIMIT
 

@@ -24,7 +24,8 @@ The position itself is ``game.state``, a ``GameState`` (``state.py``) with docum
 fields; ``Game.from_state(state)`` plays on from one, ``game.check()`` checks its invariants
 (``checks.py``). The event log is bounded: a game keeps its last ``log_limit`` events (default
 ``DEFAULT_LOG_LIMIT``, 50,000: a few MB; ``None`` keeps every event, ``0`` none), dropping the
-oldest in chunks; ``game.log_length`` counts every event since the game (or its load) began,
+oldest in chunks as it plays and at once when a longer log is loaded (``from_state``, ``from_dict``,
+which reads only the entries it keeps); ``game.log_length`` counts every event since the game (or its load) began,
 and ``events(seat, since=i)`` reads from event number ``i`` on.
 
 Rulings where RULES.md leaves room (documented, tested):
@@ -189,7 +190,9 @@ class Game:
     @classmethod
     def from_state(cls, state: GameState, *, check: bool = True, log_limit: int | None = DEFAULT_LOG_LIMIT) -> Game:
         """A game that plays on from ``state`` (taken over, not copied: pass ``state.copy()`` to
-        keep yours). ``check=False`` skips ``check_state``, for states known to be valid (search)."""
+        keep yours). ``check=False`` skips ``check_state``, for states known to be valid (search).
+        A log longer than ``log_limit`` is cut to its last ``log_limit`` events at once (``log_length``
+        still counts the dropped ones), so a game is bounded from the moment it is built."""
         if check:
             check_state(state)
         elif not isinstance(state, GameState):
@@ -197,6 +200,7 @@ class Game:
         game = cls.__new__(cls)
         game._setup(state.rules, log_limit)
         game._attach(state)
+        game._trim_log()
         return game
 
     def _attach(self, state: GameState) -> None:
@@ -1157,8 +1161,17 @@ class Game:
 
     @classmethod
     def from_dict(cls, data: object, *, log_limit: int | None = DEFAULT_LOG_LIMIT) -> Game:
-        """Rebuild a game saved with ``to_dict``; raises ``StateError`` when malformed."""
-        return cls.from_state(state_from_dict(data), check=False, log_limit=log_limit)
+        """Rebuild a game saved with ``to_dict``; raises ``StateError`` when malformed. A saved log longer
+        than ``log_limit`` is cut to its last ``log_limit`` entries before any entry is read (the dropped
+        ones are counted in ``log_length``, never parsed), so loading costs what the kept log costs."""
+        dropped = 0
+        if isinstance(data, dict) and isinstance(data.get("log"), list) and type(log_limit) is int and log_limit >= 0:
+            dropped = max(0, len(data["log"]) - log_limit)
+            if dropped:
+                data = {**data, "log": data["log"][dropped:]}
+        state = state_from_dict(data)
+        state.log_start = dropped
+        return cls.from_state(state, check=False, log_limit=log_limit)
 
     def __repr__(self) -> str:
         return (
