@@ -158,3 +158,22 @@ def test_a_batched_resume_without_state_json_is_refused_and_deletes_nothing(tmp_
     with pytest.raises(ResumeError, match="state.json is missing.*--resume would restart it from step 0"):
         read_resume(run)
     assert _files(run) == before
+
+
+@pytest.mark.parametrize("link", ["a loop", "to nowhere"])
+def test_a_state_json_that_is_a_broken_link_is_a_resume_error_not_a_missing_state(tmp_path: Path, link: str) -> None:
+    """``read_resume`` took a loop of links (or a link to a missing file) for no state at all, so --resume
+    restarted from step 0 (noticed in stop 30)."""
+    import os
+
+    pytest.importorskip("torch")
+    from training.run.resume import ResumeError, read_resume
+
+    run = tmp_path / "run"
+    (run / "resume").mkdir(parents=True)
+    state = run / "resume" / "state.json"
+    os.symlink(state if link == "a loop" else tmp_path / "gone.json", state)
+    reason = "Too many levels of symbolic links" if link == "a loop" else "No such file or directory"
+    with pytest.raises(ResumeError, match=f"state.json: a link that leads to no file \\({reason}\\)"):
+        read_resume(run)
+    assert state.is_symlink()

@@ -211,6 +211,14 @@ def read_resume(run_dir: Path) -> tuple[RunState, dict[str, torch.Tensor]] | Non
     resume = run_dir / "resume"
     state_path = resume / "state.json"
     allowed = "resume/state.json with the resume/model_<steps>.safetensors it names (written by this uno_env)"
+    if state_path.is_symlink() and not state_path.exists():  # a link to nowhere, or a loop of links
+        reason = "its target is missing"
+        try:
+            state_path.stat()
+        except OSError as err:
+            reason = err.strerror or reason
+        raise ResumeError(f"{state_path}: a link that leads to no file ({reason}); not a resume state. "
+                          "Put the run's resume/state.json back, or start a new run in another directory") from None
     if not state_path.exists():  # never saved, or killed before its first state.json was in place
         pickled = sorted(p.name for p in resume.iterdir() if p.suffix in PICKLE_SUFFIXES) if resume.is_dir() else []
         if pickled:
