@@ -25,9 +25,12 @@ disconnected one makes way for a new one.
 A message longer than ``LARGE_MESSAGE_BYTES`` (256 KiB) is parsed in a worker process, one at a
 time, within ``PARSE_TIMEOUT`` seconds (``Parser``): parsing JSON holds the GIL, so in a thread it
 would stall the event loop just as long (measured 0.16-0.4 s for a 7 MB save), and its objects
-(about 15 times the text) never enter the server's memory; what comes back has its logs cut.
+(about 15 times the text) never enter the server's memory; what comes back has its logs cut, and
+its long lists come as JSON slices that a worker thread rebuilds one at a time (``pieces``).
 Building a session (a new game, a ``load``, a ``replay_open``) runs in a thread within
-``WORK_TIMEOUT`` seconds, one at a time per connection (``Connection.work``).
+``WORK_TIMEOUT`` seconds, one at a time per connection (``Connection.work``). An outgoing message
+that holds a whole game (``saved``, ``replay_data``) or many events is built and encoded in a worker
+thread, its long lists a slice at a time (``pieces.encode``).
 """
 
 from __future__ import annotations
@@ -35,6 +38,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import gc
 import logging
 import multiprocessing
 import sys
@@ -54,6 +58,7 @@ from pydantic import BaseModel
 from uno_env.core.cards import EDITIONS
 from uno_env.core.errors import UnoError
 
+from . import pieces
 from . import protocol as P
 from . import sessions as S
 from .seats import OPPONENT_NOTES, offered
@@ -75,6 +80,8 @@ DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8000
 MAX_RESUME_TIMEOUT = 3600.0  # the longest --resume-timeout
 LARGE_MESSAGE_BYTES = 256 * 1024  # longer messages are parsed in the parser process (Parser)
+LARGE_EVENTS = 256  # an outgoing table or frame with more events is encoded in a worker thread (pieces.encode)
+LARGE_REPLIES = ("saved", "replay_data")  # outgoing messages that hold a whole game: always encoded so
 PARSE_TIMEOUT = 30.0  # seconds a large message may wait for and take in the parser process
 log = logging.getLogger("uno_app.web")
 T = TypeVar("T")
@@ -116,10 +123,22 @@ def _leave_with(parent: int) -> None:
     threading.Thread(target=watch, name="parent-watch", daemon=True).start()
 
 
+def parse_apart(text: str) -> tuple[BaseModel, Any]:
+    """In the parser process: the message (``parse_bounded``) without its data, and the data as
+    ``pieces.split`` carries it (long lists as JSON texts, which the server rebuilds a slice at a time:
+    unpickling 100,000 annotations whole held the server's GIL for about a second)."""
+    message = parse_bounded(text)
+    data = getattr(message, "data", None)
+    if data is None:
+        return message, None
+    return message.model_copy(update={"data": None}), pieces.split(data)
+
+
 class Parser:
-    """Reads client messages: one over ``LARGE_MESSAGE_BYTES`` in a worker process (``parse_bounded``:
-    parsed, validated, its logs cut), one at a time, within ``PARSE_TIMEOUT``; others here. The worker
-    exits when the server process does."""
+    """Reads client messages: one over ``LARGE_MESSAGE_BYTES`` in a worker process (``parse_apart``:
+    parsed, validated, its logs cut, its long lists in slices), one at a time, within ``PARSE_TIMEOUT``,
+    its data rebuilt in a worker thread (``pieces.join``); others here. The worker exits when the server
+    process does."""
 
     def __init__(self) -> None:
         self.pool: ProcessPoolExecutor | None = None  # started at the first large message
@@ -135,7 +154,7 @@ class Parser:
                                             initializer=_leave_with, initargs=(os.getpid(),))
         pool = self.pool
         try:
-            return await asyncio.wait_for(asyncio.wrap_future(pool.submit(parse_bounded, text)), PARSE_TIMEOUT)
+            message, data = await asyncio.wait_for(asyncio.wrap_future(pool.submit(parse_apart, text)), PARSE_TIMEOUT)
         except (P.ProtocolError, ClientError):
             raise
         except TimeoutError:
@@ -147,12 +166,21 @@ class Parser:
             raise ClientError("the server's reader of large messages stopped; try again") from None
         except Exception as err:  # e.g. a result nested too deeply to come back
             raise P.ProtocolError(f"this message could not be read ({type(err).__name__})") from None
+        if data is None:
+            return message
+        return message.model_copy(update={"data": await asyncio.to_thread(pieces.join, data)})
 
     def close(self) -> None:
         """Stop the worker process (queued messages are dropped)."""
         if self.pool is not None:
             self.pool.shutdown(wait=False, cancel_futures=True)
             self.pool = None
+
+
+def _large(message: dict[str, Any]) -> bool:
+    """Whether an outgoing message may be long enough to encode off the event loop (``pieces.encode``)."""
+    events = message.get("events")
+    return message.get("type") in LARGE_REPLIES or isinstance(events, list) and len(events) > LARGE_EVENTS
 
 
 class Connection:
@@ -182,9 +210,12 @@ class Connection:
         return task.result()
 
     async def send(self, message: dict[str, Any]) -> None:
-        """Send one JSON message (one at a time)."""
+        """Send one JSON message (one at a time); a long one is encoded in a worker thread (``pieces.encode``)."""
         async with self.send_lock:
-            await self.websocket.send_json(message)
+            if _large(message):
+                await self.websocket.send_text(await asyncio.to_thread(pieces.encode, message))
+            else:
+                await self.websocket.send_json(message)
 
     async def open(self, session: Session, keep_previous: bool = False) -> None:
         """Make ``session`` this tab's session (registered, attached, sent its state)."""
@@ -224,8 +255,8 @@ class Connection:
             replay = session.replay()
             if replay is None:
                 raise ClientError("the replay shows every hand: it is available once the game is over")
-            await self.send({"type": "replay_data", "data": replay.to_dict(), "filename": "uno-replay.json",
-                             "session": session.id})
+            await self.send({"type": "replay_data", "data": await asyncio.to_thread(replay.to_dict),
+                             "filename": "uno-replay.json", "session": session.id})
         elif isinstance(message, P.Resume):
             session = self.registry.get(message.session, message.token)
             if self.session is not None and self.session is not session:
@@ -303,6 +334,9 @@ def create_app(*, max_sessions: int = 200, idle_timeout: float = 1800.0, resume_
                 registry.expire()
 
         task = asyncio.create_task(janitor())
+        # What is loaded by now (modules, the app) lives as long as the server: frozen out of the garbage
+        # collector's full collections, which hold the GIL (every connection) while they walk every object.
+        gc.freeze()
         try:
             yield
         finally:

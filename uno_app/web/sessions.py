@@ -396,8 +396,8 @@ class PlaySession(Session):
                     raise ClientError("the game is over" if self.game.is_game_over else "the round is not over yet")
                 self.recorder.next_round()
                 await self._step_done(None, None)
-            elif isinstance(message, P.Save):
-                await self.send({"type": "saved", "data": self.save_data(),
+            elif isinstance(message, P.Save):  # built in a worker thread (megabytes at MAX_REPLAY_ACTIONS)
+                await self.send({"type": "saved", "data": await asyncio.to_thread(self.save_data),
                                  "filename": f"uno-{self.game.rules.edition}-round{self.game.round_number}.json"})
             else:
                 await super().handle(message)
