@@ -584,10 +584,10 @@ def test_serve_refuses_bad_arguments(capsys: pytest.CaptureFixture[str]) -> None
         with pytest.raises(SystemExit) as info:
             server.main(bad)
         assert info.value.code == 2 and "--resume-timeout must be 0..3600" in capsys.readouterr().err
-    with pytest.raises(SystemExit) as info:
-        server.main(["--max-per-client", "0"])
-    assert info.value.code == 2 and "--max-per-client must be positive" in capsys.readouterr().err.replace(
-        "--idle-timeout, --max-sessions and ", "")
+    for name in ("--max-per-client", "--max-actions", "--max-sessions", "--idle-timeout"):
+        with pytest.raises(SystemExit) as info:
+            server.main([name, "0"])
+        assert info.value.code == 2 and f"{name} must be positive, got 0" in capsys.readouterr().err
     with pytest.raises(SystemExit):
         server.main(["--help"])
     assert "--host" in capsys.readouterr().out

@@ -378,3 +378,39 @@ def test_a_save_or_replay_download_is_built_and_encoded_in_a_worker_thread(
     assert loop_threads and all(thread not in loop_threads for _, thread in encoded)
     assert not server._large({"type": "table", "events": [{}] * server.LARGE_EVENTS})  # small: encoded on the loop
     assert server._large({"type": "table", "events": [{}] * (server.LARGE_EVENTS + 1)})
+
+
+# ---------------------------------------------------------------------- 8. what all sessions hold together
+def test_the_held_games_keep_at_most_max_actions_recorded_actions_together(monkeypatch: pytest.MonkeyPatch) -> None:
+    """One session is bounded by MAX_REPLAY_ACTIONS, but a 100,000-action annotated save holds about 65 MiB
+    (measured), so 200 of them would hold 13 GiB: the registry counts every held session's recorded actions
+    (``--max-actions``). A new session that does not fit evicts closed tabs' games first, else is refused;
+    a growing game records no more at the bound, saying why."""
+    replay = recorded(60).replay().to_dict()
+    n = len(replay["actions"])
+    most = 2 * n - 1  # one such replay fits, two do not
+    monkeypatch.setattr(sessions, "CROWD_CHECK_EVERY", 1)
+    with TestClient(server.create_app(max_actions=most)) as client:
+        registry = client.app.state.registry  # type: ignore[attr-defined]
+        with client.websocket_connect("/ws") as first_ws:
+            first = Socket(first_ws)
+            first.send({"type": "replay_open", "data": replay})
+            held = first.until(lambda m: m["type"] == "session")
+            with client.websocket_connect("/ws") as ws:
+                message = Socket(ws).error({"type": "replay_open", "data": replay})
+                assert f"this game's {n} recorded actions do not fit beside the {n} the server's games hold" in message
+                assert f"(at most {most} together)" in message
+            assert list(registry.sessions) == [held["session"]]
+        with client.websocket_connect("/ws") as ws:  # the first tab closed: its game makes way
+            sock = Socket(ws)
+            sock.send({"type": "replay_open", "data": replay})
+            sock.until(lambda m: m["type"] == "frame")
+            assert held["session"] not in registry.sessions and registry.stats()["evicted"] == 1
+            with client.websocket_connect("/ws") as watch_ws:  # n held: a watched game stops at n - 1 more
+                watcher = Socket(watch_ws)
+                watcher.send({"type": "watch", "settings": {"players": 2, "agents": ["random"], "seed": 1,
+                                                            "delay": 0, "target_score": MAX_TARGET}})
+                stopped = watcher.until(lambda m: m["type"] == "error")
+                assert f"the server's games hold {most} recorded actions together" in stopped["message"]
+                assert "--max-actions" in stopped["message"]
+                assert registry.stats()["held_actions"] == most

@@ -67,15 +67,23 @@ def tiny(trainer: str, run_dir: Path, total: int, seed: int) -> dict[str, Any]:
     return data
 
 
+FOREIGN = "model.zip"  # a file no run writes, put in resume/ by a tamper: a resume must leave it as it is
+
+
 def resume(run_dir: Path, total: int) -> int:
     """``uno-env train --resume RUN --total-steps TOTAL`` in this process; the step the run reached, every
-    promised file checked."""
+    promised file checked (and a foreign file left as it was)."""
     from tests.test_training_resume import assert_complete
     from training.cli import train
     from training.run.config import load_config
 
+    foreign = run_dir / "resume" / FOREIGN
+    before = foreign.read_bytes() if foreign.is_file() else None
     config = load_config(run_dir / "config.yaml", {"run_dir": str(run_dir), "total_steps": total}, resuming=True)
     train(config, resume=True, progress_bar=False)
+    if before is not None:
+        assert foreign.read_bytes() == before, f"the resume changed {foreign}, a file it never wrote"
+        foreign.unlink()
     reached = int(json.loads((run_dir / "resume" / "state.json").read_text(encoding="utf-8"))["steps"])
     assert total <= reached < total + 256, f"resumed to {total} steps, the state says {reached}"
     assert_complete(run_dir, reached)
@@ -165,8 +173,8 @@ def tampers(run_dir: Path, rng: random.Random) -> list[str]:
                 handle.truncate(1 << 30)
             done.append(f"{name} a sparse gigabyte")
         elif kind == 8:
-            (run_dir / "resume" / "model.zip").write_bytes(b"PK\x03\x04" + b"\x80\x04" + b"\0" * 64)
-            done.append("a pickled resume/model.zip added")
+            (run_dir / "resume" / FOREIGN).write_bytes(b"PK\x03\x04" + b"\x80\x04" + b"\0" * 64)
+            done.append(f"a pickled resume/{FOREIGN} added")
         else:
             state_path = run_dir / "resume" / "state.json"
             if not state_path.is_file() or state_path.is_symlink():

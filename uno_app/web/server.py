@@ -20,7 +20,9 @@ address when it listens on one, this machine's name and addresses when on all of
 (connected): a new game when that many are held evicts the oldest disconnected one, and is
 refused only when all are live. One client address has at most ``--max-per-client`` live games
 (``MAX_SESSIONS_PER_CLIENT``, 8); a ninth is refused with a message, and its oldest
-disconnected one makes way for a new one.
+disconnected one makes way for a new one. All held games together keep at most ``--max-actions``
+recorded actions (``MAX_HELD_ACTIONS``, 2,000,000), so that many visitors' long games cannot fill
+the server's memory either.
 
 A message longer than ``LARGE_MESSAGE_BYTES`` (256 KiB) is parsed in a worker process, one at a
 time, within ``PARSE_TIMEOUT`` seconds (``Parser``): parsing JSON holds the GIL, so in a thread it
@@ -63,6 +65,7 @@ from . import protocol as P
 from . import sessions as S
 from .seats import OPPONENT_NOTES, offered
 from .sessions import (
+    MAX_HELD_ACTIONS,
     MAX_SESSIONS_PER_CLIENT,
     RESUME_TIMEOUT,
     ClientError,
@@ -316,13 +319,14 @@ def allowed_hosts(bound: str, extra: Sequence[str] = ()) -> list[str]:
 
 
 def create_app(*, max_sessions: int = 200, idle_timeout: float = 1800.0, resume_timeout: float = RESUME_TIMEOUT,
-               max_per_client: int = MAX_SESSIONS_PER_CLIENT, sweep_every: float | None = None,
+               max_per_client: int = MAX_SESSIONS_PER_CLIENT, max_actions: int = MAX_HELD_ACTIONS,
+               sweep_every: float | None = None,
                hosts: Sequence[str] | None = None, clock: Callable[[], float] = time.monotonic) -> FastAPI:
     """The web app; ``app.state.registry`` holds its sessions (limits: the module docstring). ``hosts``: the
     ``Host`` names it answers (``allowed_hosts``); None answers any (an embedding that checks hosts itself,
     the in-process tests). ``clock``: the registry's time in seconds (tests inject one)."""
     registry = Registry(max_sessions=max_sessions, idle_timeout=idle_timeout, resume_timeout=resume_timeout,
-                        max_per_client=max_per_client, clock=clock)
+                        max_per_client=max_per_client, max_actions=max_actions, clock=clock)
     sweep = sweep_every if sweep_every is not None else max(1.0, min(60.0, idle_timeout / 4, resume_timeout / 4))
     parser = Parser()
 
@@ -423,6 +427,11 @@ def build_parser() -> argparse.ArgumentParser:
                              f"(default {RESUME_TIMEOUT:.0f})")
     parser.add_argument("--max-per-client", type=int, default=MAX_SESSIONS_PER_CLIENT, metavar="N",
                         help=f"live games one client address may have (default {MAX_SESSIONS_PER_CLIENT})")
+    parser.add_argument("--max-actions", type=int, default=MAX_HELD_ACTIONS, metavar="N",
+                        help=f"recorded actions all held games may keep together (default {MAX_HELD_ACTIONS:,}; about "
+                             "650 bytes each when a PPO seat annotates them); past them a new game evicts closed "
+                             "tabs' games or is refused, and a growing game records no more (a move is refused, "
+                             "a watched game stops), saying why")
     parser.add_argument("--allowed-host", action="append", default=[], metavar="NAME",
                         help="a name the Host header may also give (repeatable), e.g. the name a proxy or a DNS "
                              "record gives this machine; by default only the address it listens on")
@@ -436,10 +445,11 @@ def main(argv: list[str] | None = None) -> None:
     if not 0 <= args.port <= 65535:
         print(f"uno-env serve: error: --port must be 0..65535, got {args.port}", file=sys.stderr)
         raise SystemExit(2)
-    if not args.idle_timeout > 0 or args.max_sessions < 1 or args.max_per_client < 1:
-        print("uno-env serve: error: --idle-timeout, --max-sessions and --max-per-client must be positive",
-              file=sys.stderr)
-        raise SystemExit(2)
+    for name, value in (("--idle-timeout", args.idle_timeout), ("--max-sessions", args.max_sessions),
+                        ("--max-per-client", args.max_per_client), ("--max-actions", args.max_actions)):
+        if not value > 0:
+            print(f"uno-env serve: error: {name} must be positive, got {value}", file=sys.stderr)
+            raise SystemExit(2)
     if not 0 <= args.resume_timeout <= MAX_RESUME_TIMEOUT:
         print(f"uno-env serve: error: --resume-timeout must be 0..{MAX_RESUME_TIMEOUT:.0f} seconds, "
               f"got {args.resume_timeout}", file=sys.stderr)
@@ -448,7 +458,7 @@ def main(argv: list[str] | None = None) -> None:
 
     app = create_app(max_sessions=args.max_sessions, idle_timeout=args.idle_timeout,
                      resume_timeout=args.resume_timeout, max_per_client=args.max_per_client,
-                     hosts=allowed_hosts(args.host, args.allowed_host))
+                     max_actions=args.max_actions, hosts=allowed_hosts(args.host, args.allowed_host))
     config = uvicorn.Config(app, host=args.host, port=args.port, log_level=args.log_level,
                             ws_max_size=P.MAX_MESSAGE_BYTES + 1024)
     server = uvicorn.Server(config)
