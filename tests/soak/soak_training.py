@@ -73,7 +73,6 @@ FOREIGN = "model.zip"  # a file no run writes, put in resume/ by a tamper: a res
 def resume(run_dir: Path, total: int) -> int:
     """``uno-env train --resume RUN --total-steps TOTAL`` in this process; the step the run reached, every
     promised file checked (and a foreign file left as it was)."""
-    from tests.test_training_resume import assert_complete
     from training.cli import train
     from training.run.config import load_config
 
@@ -84,8 +83,16 @@ def resume(run_dir: Path, total: int) -> int:
     if before is not None:
         assert foreign.read_bytes() == before, f"the resume changed {foreign}, a file it never wrote"
         foreign.unlink()
+    return completed(run_dir, total)
+
+
+def completed(run_dir: Path, total: int) -> int:
+    """The step a run of ``total`` steps reached (the batched trainer stops at the first rollout past it),
+    every promised file checked."""
+    from tests.test_training_resume import assert_complete
+
     reached = int(json.loads((run_dir / "resume" / "state.json").read_text(encoding="utf-8"))["steps"])
-    assert total <= reached < total + 256, f"resumed to {total} steps, the state says {reached}"
+    assert total <= reached < total + 256, f"a run of {total} steps ended at {reached}"
     assert_complete(run_dir, reached)
     return reached
 
@@ -101,7 +108,7 @@ def kill_case(folder: Path, rng: random.Random) -> Case:
     what = f"kill: a {trainer} run of {total} steps, {signal.Signals(signum).name} after {wait:.1f} s"
 
     def run() -> str:
-        from tests.test_training_resume import Run, assert_complete
+        from tests.test_training_resume import Run
         from training.cli import train
         from training.run.config import config_from_dict
 
@@ -119,7 +126,7 @@ def kill_case(folder: Path, rng: random.Random) -> Case:
         assert "Traceback" not in err, err[-3000:]
         if not (run_dir / "config.yaml").exists():  # killed before it wrote anything: start it afresh
             train(config_from_dict(data), progress_bar=False)
-            assert_complete(run_dir, total)
+            completed(run_dir, total)
             return f"accepted:{trainer}:killed before its config"
         resume(run_dir, total)
         return f"accepted:{trainer}:{stage.split()[0]}"
