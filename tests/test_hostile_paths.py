@@ -177,3 +177,47 @@ def test_a_state_json_that_is_a_broken_link_is_a_resume_error_not_a_missing_stat
     with pytest.raises(ResumeError, match=f"state.json: a link that leads to no file \\({reason}\\)"):
         read_resume(run)
     assert state.is_symlink()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("command", [["-m", "uno_app.cli", "play", "--load"], ["-m", "training.cli", "--config"]])
+def test_load_or_config_naming_a_pipe_ends_with_a_message_not_a_wait(tmp_path: Path, command: list[str]) -> None:
+    """Issue 27.7: ``--load`` or ``--config`` naming a FIFO blocked forever in ``open()``."""
+    import os
+    import subprocess
+    import sys
+
+    if command[1] == "training.cli":
+        pytest.importorskip("yaml")
+    pipe = tmp_path / "pipe"
+    os.mkfifo(pipe)
+    out = subprocess.run([sys.executable, *command, str(pipe)], cwd=Path(__file__).parent.parent, stdin=subprocess.DEVNULL,
+                         capture_output=True, text=True, timeout=120)  # a wait for a writer would run past it
+    assert out.returncode != 0 and "pipe" in out.stderr and "Traceback" not in out.stderr, out.stderr[-2000:]
+
+
+def test_the_audit_table_of_the_probes_cases_names_tests_that_exist() -> None:
+    """docs/testing.md maps every case of the reliability probe (issue 27, points 1-7) to the tests that pin
+    it: each named file and test function must exist, and every point must have a row."""
+    import ast
+    import re
+
+    root = Path(__file__).parent.parent
+    text = (root / "docs" / "testing.md").read_text(encoding="utf-8")
+    table = text.split("## The reliability probe's cases", 1)[1].split("\n## ", 1)[0]
+    rows = [line for line in table.splitlines() if re.match(r"\| \d[a-d]?\. ", line)]
+    assert sorted({row[2] for row in rows}) == list("1234567")
+    named = 0
+    for row in rows:
+        current = None
+        for file, test in re.findall(r"`(?:(test_\w+\.py))?(?:::(test_\w+))?`", row.split(" | ", 1)[1]):
+            if file:
+                current = file
+                assert (root / "tests" / file).is_file(), file
+            if test:
+                assert current is not None, row
+                tree = ast.parse((root / "tests" / current).read_text(encoding="utf-8"))
+                functions = {node.name for node in tree.body if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)}
+                assert test in functions, f"{current}::{test} (docs/testing.md) does not exist"
+                named += 1
+    assert named > 40
