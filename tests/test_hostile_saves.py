@@ -473,3 +473,29 @@ def main(argv: list[str] | None = None) -> int:
 if __name__ == "__main__":
     sys.exit(main())
 
+
+
+def test_refusals_of_saves_and_replays_never_write_out_unbounded_data():
+    """Found by ``tests/soak/soak_web.py``: a replay whose action was a list of 100 annotations was refused with
+    a message holding all of them (4,443 characters; a larger list, a larger message); save versions and unknown
+    keys likewise."""
+    from uno_app.terminal import SAVE_FORMAT, saved_game
+    from uno_env.replay import Replay, ReplayError
+
+    game = Game(Rules(num_players=2), seed=1)
+    huge = [{"agent": "ppo", "top": [[1, 0.5]] * 10}] * 10_000
+    replay = {"format": "uno_env.replay", "version": 1, "start": game.to_dict(), "agents": ["a", "b"],
+              "actions": [huge], "annotations": [None]}
+    cases = [
+        (ReplayError, lambda: Replay.from_dict(replay)),
+        (ReplayError, lambda: Replay.from_dict({**replay, "format": huge})),
+        (ReplayError, lambda: Replay.from_dict({**replay, "version": huge})),
+        (ReplayError, lambda: Replay.from_dict({**replay, "actions": [], "annotations": [], "rounds": huge})),
+        (StateError, lambda: saved_game({"format": SAVE_FORMAT, "version": huge}, "save")),
+        (StateError, lambda: saved_game({"format": SAVE_FORMAT, "version": 1, "x" * 100_000: 1,
+                                         **{f"k{i}": i for i in range(10_000)}}, "save")),
+    ]
+    for error, call in cases:
+        with pytest.raises(error) as refused:
+            call()
+        assert len(str(refused.value)) < 1000, str(refused.value)[:1200]  # a shortened repr, whatever the size
