@@ -221,3 +221,34 @@ def test_the_audit_table_of_the_probes_cases_names_tests_that_exist() -> None:
                 assert test in functions, f"{current}::{test} (docs/testing.md) does not exist"
                 named += 1
     assert named > 40
+
+
+@pytest.mark.slow
+def test_refusals_of_resume_states_and_checkpoint_metadata_never_write_out_unbounded_data(tmp_path: Path) -> None:
+    """Error messages shorten what they refuse (``short_repr``): a resume state's or a checkpoint's field holding
+    20,000 items is named in a few hundred characters."""
+    from safetensors.numpy import save_file
+
+    from agents.ppo_agent import CheckpointError
+
+    pytest.importorskip("torch")
+    from training.run.resume import ResumeError, read_resume
+
+    huge = [{"score": 1.0, "steps": 1}] * 20_000
+    for key in ("best", "counters", "format", "model", "elo", "last_eval_step"):
+        run = tmp_path / f"run_{key}"
+        shutil.copytree(RUNS / "batched", run)
+        state_path = run / "resume" / "state.json"
+        state = json.loads(state_path.read_text(encoding="utf-8"))
+        state[key] = {"x": huge} if key == "elo" else huge
+        state_path.write_text(json.dumps(state), encoding="utf-8")
+        with pytest.raises(ResumeError) as refused:
+            read_resume(run)
+        assert len(str(refused.value)) < 1000, (key, str(refused.value)[:1200])
+    tensors, meta = read_checkpoint(_random_checkpoint(tmp_path / "good.safetensors"))
+    for key in ("format", "format_version", "activation", "observation_size"):
+        path = tmp_path / f"bad_{key}.safetensors"
+        save_file(tensors, str(path), metadata={METADATA_KEY: json.dumps({**meta, key: huge})})
+        with pytest.raises(CheckpointError) as refused:
+            read_checkpoint(path)
+        assert len(str(refused.value)) < 1000, (key, str(refused.value)[:1200])

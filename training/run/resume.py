@@ -41,6 +41,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 import numpy as np
 
 from training.run.state import JsonObject, RunState
+from uno_env.core.cards import short_repr
 from uno_env.files import (
     SafetensorsHeaderError,
     atomic_path,
@@ -353,50 +354,50 @@ def _check_state(state: Any, source: Path, run_dir: Path) -> None:
     if not isinstance(state, dict):
         raise fail("not a JSON object")
     if state.get("format") != FORMAT:
-        raise fail(f"format {state.get('format')!r}, expected {FORMAT!r}")
+        raise fail(f"format {short_repr(state.get('format'))}, expected {FORMAT!r}")
     if state.get("format_version") != FORMAT_VERSION:
-        raise fail(f"format_version {state.get('format_version')!r}; this uno_env reads {FORMAT_VERSION}")
+        raise fail(f"format_version {short_repr(state.get('format_version'))}; this uno_env reads {FORMAT_VERSION}")
     counts = ("steps", "evals", "next_snapshot", "next_eval", "next_checkpoint")
     kinds: dict[str, Any] = {"model": str, "snapshots": list, "elo": dict, "resumed_at": list, "imitation": dict,
                              "complete": bool, "counters": dict, "rng": dict, **{k: int for k in counts}}
     for key, kind in kinds.items():
         value = state.get(key)
         if not isinstance(value, kind) or (kind is int and (isinstance(value, bool) or not 0 <= value < 2**63)):
-            raise fail(f"{key} is {value!r}, expected {'a non-negative integer' if kind is int else kind.__name__}")
+            raise fail(f"{key} is {short_repr(value)}, expected {'a non-negative integer' if kind is int else kind.__name__}")
     known = set(kinds) | {"format", "format_version", "best", "last_eval_step"}
     if set(state) - known:
         raise fail(f"unknown keys {sorted(set(state) - known)}")
     if not MODEL_NAME.fullmatch(state["model"]):
-        raise fail(f"model {state['model']!r} is not model_<steps>.safetensors")
+        raise fail(f"model {short_repr(state['model'])} is not model_<steps>.safetensors")
     for name in state["snapshots"]:
         if not isinstance(name, str) or not SNAPSHOT_NAME.fullmatch(name):
-            raise fail(f"snapshot {name!r} is not snap_<steps>")
+            raise fail(f"snapshot {short_repr(name)} is not snap_<steps>")
         if not (run_dir / "pool" / f"{name}.safetensors").is_file():
             raise fail(f"lists snapshot {name}, but pool/{name}.safetensors is missing")
     for name, rating in state["elo"].items():
         if not _finite(rating):
-            raise fail(f"elo[{name!r}] is {rating!r}, expected a finite number")
+            raise fail(f"elo[{short_repr(name)}] is {short_repr(rating)}, expected a finite number")
     for name, value in state["imitation"].items():
         if not _finite(value):
-            raise fail(f"imitation[{name!r}] is {value!r}, expected a finite number")
+            raise fail(f"imitation[{short_repr(name)}] is {short_repr(value)}, expected a finite number")
     if not all(isinstance(s, int) and not isinstance(s, bool) and s >= 0 for s in state["resumed_at"]):
         raise fail("resumed_at must list step counts")
     best = state.get("best")
     if best is not None:
         if not (isinstance(best, dict) and set(best) == {"score", "steps"} and _finite(best["score"])
                 and isinstance(best["steps"], int) and 0 <= best["steps"] <= state["steps"]):
-            raise fail(f"best is {best!r}, expected null or {{\"score\": number, \"steps\": steps}}")
+            raise fail(f"best is {short_repr(best)}, expected null or {{\"score\": number, \"steps\": steps}}")
         for suffix in (".safetensors", ".json"):
             if not (source.parent / f"best_{best['steps']}{suffix}").is_file():
                 raise fail(f"names the best checkpoint of step {best['steps']}, but resume/best_{best['steps']}{suffix} "
                            "is missing")
     last = state.get("last_eval_step")
     if last is not None and not (isinstance(last, int) and not isinstance(last, bool) and 0 <= last <= state["steps"]):
-        raise fail(f"last_eval_step is {last!r}, expected null or a step count")
+        raise fail(f"last_eval_step is {short_repr(last)}, expected null or a step count")
     counters = state["counters"]
     if set(counters) != {"n_updates", "episode_num"} or not all(
             isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in counters.values()):
-        raise fail(f"counters is {counters!r}, expected n_updates and episode_num")
+        raise fail(f"counters is {short_repr(counters)}, expected n_updates and episode_num")
     _check_rng(state["rng"], fail)
 
 
