@@ -477,8 +477,9 @@ if __name__ == "__main__":
 
 def test_refusals_of_saves_and_replays_never_write_out_unbounded_data():
     """Found by ``tests/soak/soak_web.py``: a replay whose action was a list of 100 annotations was refused with
-    a message holding all of them (4,443 characters; a larger list, a larger message); save versions and unknown
-    keys likewise."""
+    a message holding all of them (4,443 characters; a larger list, a larger message), and one whose
+    annotation had a key of 100,000 characters with a message of 100,119; save versions and unknown keys
+    likewise."""
     from uno_app.terminal import SAVE_FORMAT, saved_game
     from uno_env.replay import Replay, ReplayError
 
@@ -491,6 +492,9 @@ def test_refusals_of_saves_and_replays_never_write_out_unbounded_data():
         (ReplayError, lambda: Replay.from_dict({**replay, "format": huge})),
         (ReplayError, lambda: Replay.from_dict({**replay, "version": huge})),
         (ReplayError, lambda: Replay.from_dict({**replay, "actions": [], "annotations": [], "rounds": huge})),
+        (ReplayError, lambda: Replay.from_dict({**replay, **{f"k{i}": 1 for i in range(10_000)}})),
+        (ReplayError, lambda: Replay.from_dict({**replay, "actions": [0], "annotations": [{"[" * 100_000: 1}]})),
+        (StateError, lambda: Game.from_dict({**game.to_dict(), **{"[" * 100_000 + str(i): 1 for i in range(100)}})),
         (StateError, lambda: saved_game({"format": SAVE_FORMAT, "version": huge}, "save")),
         (StateError, lambda: saved_game({"format": SAVE_FORMAT, "version": 1, "x" * 100_000: 1,
                                          **{f"k{i}": i for i in range(10_000)}}, "save")),

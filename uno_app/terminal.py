@@ -57,7 +57,7 @@ from agents.human import InputEnded
 from agents.registry import AgentSpecError, agent_label, expand_repeats, make_agent
 from uno_env.core import EDITIONS, Game, Phase, Rules
 from uno_env.core import actions as A
-from uno_env.core.cards import KIND_COLOR, WILD, Edition, short_repr
+from uno_env.core.cards import KIND_COLOR, WILD, Edition, short_list, short_repr
 from uno_env.core.errors import StateError, UnoError
 from uno_env.core.saves import KEYS as GAME_KEYS
 from uno_env.files import atomic_write, read_at_most
@@ -231,8 +231,8 @@ def saved_game(data: object, where: str = "the save") -> SavedGame:
     known = {"format", "version", "human_seat", "opponents", "forgetful", "seed", "uno_prompt", "game", "replay"}
     unknown = sorted(set(data) - known)
     if unknown:
-        shown = ", ".join(map(short_repr, unknown[:5])) + (f" and {len(unknown) - 5} more" if len(unknown) > 5 else "")
-        raise StateError(f"{where}: unknown key(s) {shown}; a save has {', '.join(sorted(known))}")
+        raise StateError(f"{where}: unknown key(s) {short_list(list(map(repr, unknown)))}; a save has "
+                         f"{', '.join(sorted(known))}")
     if "game" not in data:
         raise StateError(f"{where}: no 'game' (the saved Game.to_dict())")
     game = _game(data["game"], where)

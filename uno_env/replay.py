@@ -55,7 +55,7 @@ from typing import Any
 
 from uno_env.core import Game
 from uno_env.core.actions import NUM_ACTIONS, Action
-from uno_env.core.cards import short_repr
+from uno_env.core.cards import short_list, short_repr
 from uno_env.core.errors import GameFlowError, StateError, UnoError
 from uno_env.files import NotARegularFileError, atomic_write, read_at_most
 
@@ -191,7 +191,7 @@ class Replay:
             raise _fail(f"version must be {REPLAY_VERSION}, got {short_repr(data.get('version'))} (this program reads version 1)")
         unknown = sorted(str(k) for k in data if k not in _KEYS)
         if unknown:
-            raise _fail(f"unknown key(s) {', '.join(unknown)}; keys are {', '.join(sorted(_KEYS))}")
+            raise _fail(f"unknown key(s) {short_list(unknown)}; keys are {', '.join(sorted(_KEYS))}")
         missing = sorted(k for k in ("start", "agents", "actions") if k not in data)
         if missing:
             raise _fail(f"missing key(s) {', '.join(missing)}")
@@ -239,7 +239,7 @@ class Replay:
             raise _fail(f"rounds is {final} but round {game.round_number + 1} cannot be dealt: {err}") from None
         never = sorted(set(self.decks) - dealt)
         if never:
-            raise _fail(f"decks: round(s) {', '.join(map(str, never))} are never dealt by this replay")
+            raise _fail(f"decks: round(s) {short_list(list(map(str, never)))} are never dealt by this replay")
 
 
 def _labels(value: Any, n: int) -> list[str]:
@@ -278,7 +278,7 @@ def _annotations(value: Any, count: int) -> list[dict[str, Any] | None]:
             raise _fail(f"{where} must be null or an object")
         unknown = sorted(str(k) for k in note if k not in _ANNOTATION_KEYS)
         if unknown:
-            raise _fail(f"{where}: unknown key(s) {', '.join(unknown)}; keys are agent, top")
+            raise _fail(f"{where}: unknown key(s) {short_list(unknown)}; keys are agent, top")
         agent = note.get("agent")
         if agent is not None and (not isinstance(agent, str) or len(agent) > MAX_LABEL):
             raise _fail(f"{where}.agent must be a label of at most {MAX_LABEL} characters")

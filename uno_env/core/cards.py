@@ -90,6 +90,14 @@ def short_repr(value: object) -> str:
     return _SHORT.repr(value)
 
 
+def short_list(values: Sequence[object], most: int = 5) -> str:
+    """The first ``most`` values (strings as they are, each cut short), then how many more: for error
+    messages naming the unknown keys of untrusted data, which may number millions."""
+    shown = [v[:40] if isinstance(v, str) else short_repr(v) for v in values[:most]]
+    more = len(values) - len(shown)
+    return ", ".join(shown) + (f" and {more} more" if more > 0 else "")
+
+
 _SHORT = reprlib.Repr()
 _SHORT.maxlevel = 3
 _SHORT.maxstring = 40
