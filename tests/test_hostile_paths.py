@@ -52,7 +52,12 @@ def _hostile(label: str, path: Path, scratch: Path) -> Path:
 
 def _files(folder: Path) -> dict[Path, bytes]:
     """Every file under ``folder`` with its bytes (the sparse gigabyte by its header only)."""
-    return {p: p.read_bytes()[:1 << 16] + str(p.stat().st_size).encode() for p in folder.rglob("*") if p.is_file()}
+    return {p: _head(p) + str(p.stat().st_size).encode() for p in folder.rglob("*") if p.is_file()}
+
+
+def _head(path: Path) -> bytes:
+    with open(path, "rb") as handle:
+        return handle.read(1 << 16)
 
 
 @pytest.mark.parametrize("label", HOSTILE)
@@ -255,3 +260,47 @@ def test_refusals_of_resume_states_and_checkpoint_metadata_never_write_out_unbou
         with pytest.raises(CheckpointError) as refused:
             read_checkpoint(path)
         assert len(str(refused.value)) < 1000, (key, str(refused.value)[:1200])
+
+
+@pytest.mark.parametrize("damage", ["evals.jsonl a pipe", "best.json a loop of links", "last.json a folder",
+                                    "evals.jsonl a sparse gigabyte", "resume/best_256.json missing"])
+def test_a_run_file_that_a_resume_would_read_or_rewrite_is_checked_first(tmp_path: Path, damage: str) -> None:
+    """Found by ``tests/soak/soak_training.py``: ``evals.jsonl`` replaced by a pipe made ``--resume`` wait forever
+    (``restore_files`` read it). Every file a resume reads or rewrites beside the checkpoints is now checked by
+    ``read_resume``: a regular file of a bounded size, or a typed refusal that changes nothing."""
+    import os
+    import threading
+
+    pytest.importorskip("torch")
+    from training.run.resume import ResumeError, read_resume
+
+    run = tmp_path / "run"
+    shutil.copytree(RUNS / "batched", run)
+    name, _, what = damage.partition(" ")
+    path = run / name
+    path.unlink()
+    if what == "a pipe":
+        os.mkfifo(path)
+    elif what == "a loop of links":
+        os.symlink(path, path)
+    elif what == "a folder":
+        path.mkdir()
+    elif what == "a sparse gigabyte":
+        with open(path, "wb") as handle:
+            handle.truncate(1 << 30)
+    before = _files(run)
+    raised: list[BaseException] = []
+
+    def resume() -> None:
+        try:
+            read_resume(run)
+        except BaseException as err:  # noqa: BLE001 - handed to the test
+            raised.append(err)
+
+    reader = threading.Thread(target=resume, daemon=True)
+    reader.start()
+    reader.join(60)
+    assert not reader.is_alive(), "read_resume is waiting"
+    assert raised and isinstance(raised[0], ResumeError), raised
+    assert name in str(raised[0]) and len(str(raised[0])) < 1000
+    assert _files(run) == before

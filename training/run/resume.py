@@ -32,8 +32,10 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import random
 import re
+import stat
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
@@ -245,6 +247,7 @@ def read_resume(run_dir: Path) -> tuple[RunState, dict[str, torch.Tensor]] | Non
         raise ResumeError(f"{state_path}: not a JSON resume state ({err}); --resume reads {allowed}") from None
     _check_state(state, state_path, run_dir)
     _check_checkpoints(state, run_dir)
+    _check_run_files(state, run_dir)
     model_path = resume / state["model"]
     try:
         header = safetensors_header(model_path, MAX_MODEL_BYTES)  # before a tensor is read: sizes, offsets, dtypes
@@ -340,6 +343,41 @@ def _check_checkpoints(state: dict[str, Any], run_dir: Path) -> None:
         except (CheckpointError, OSError) as err:
             raise ResumeError(f"{run_dir / 'resume' / 'state.json'} names {path}, which is not a usable "
                               f"checkpoint: {err}") from None
+
+
+MAX_EVALS_BYTES = 64 << 20  # evals.jsonl: a line is a few hundred bytes, so hundreds of thousands of evaluations
+MAX_CARD_BYTES = 16 << 20  # best.json, last.json: a checkpoint's metadata and its evaluation
+
+
+def _check_run_files(state: dict[str, Any], run_dir: Path) -> None:
+    """Raise ResumeError unless every file a resume reads or rewrites beside the checkpoints (``evals.jsonl``,
+    the ``best`` and ``last`` files and cards, the copy of ``best`` the state names) is a regular file of a
+    bounded size, or missing where a run may lack it: a pipe there made the resume wait forever, a link would
+    have it read or write elsewhere, a sparse gigabyte would be read whole."""
+    files = [("evals.jsonl", MAX_EVALS_BYTES), ("best.json", MAX_CARD_BYTES), ("last.json", MAX_CARD_BYTES),
+             ("best.safetensors", MAX_MODEL_BYTES), ("last.safetensors", MAX_MODEL_BYTES)]
+    if state.get("best") is not None:
+        steps = state["best"]["steps"]
+        files += [(f"resume/best_{steps}.json", MAX_CARD_BYTES), (f"resume/best_{steps}.safetensors", MAX_MODEL_BYTES)]
+        for suffix in (".json", ".safetensors"):
+            if not os.path.lexists(run_dir / "resume" / f"best_{steps}{suffix}"):
+                raise ResumeError(f"{run_dir / 'resume' / 'state.json'} names best_{steps}{suffix}, which is missing")
+    for name, limit in files:
+        path = run_dir / name
+        try:
+            info = path.lstat()
+        except FileNotFoundError:
+            continue
+        except OSError as err:
+            raise ResumeError(f"{path}: {err.strerror}; not a file of this run") from None
+        if not stat.S_ISREG(info.st_mode):
+            kind = "a link" if stat.S_ISLNK(info.st_mode) else "a folder" if stat.S_ISDIR(info.st_mode) else (
+                "a pipe" if stat.S_ISFIFO(info.st_mode) else "not a regular file")
+            raise ResumeError(f"{path} is {kind}, not a file this run wrote: --resume reads and rewrites only regular "
+                              "files there. Put the run's own file back, or start a new run in another directory")
+        if info.st_size > limit:
+            raise ResumeError(f"{path}: {info.st_size} bytes, more than the {limit} a run writes there; not a file of "
+                              "this run")
 
 
 def _refuse_constant(name: str) -> NoReturn:

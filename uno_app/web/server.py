@@ -56,6 +56,7 @@ from fastapi import FastAPI, WebSocket, WebSocketDisconnect
 from fastapi.responses import FileResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel
+from starlette.websockets import WebSocketDisconnected
 
 from uno_env.core.cards import EDITIONS
 from uno_env.core.errors import UnoError
@@ -213,12 +214,17 @@ class Connection:
         return task.result()
 
     async def send(self, message: dict[str, Any]) -> None:
-        """Send one JSON message (one at a time); a long one is encoded in a worker thread (``pieces.encode``)."""
+        """Send one JSON message (one at a time); a long one is encoded in a worker thread (``pieces.encode``).
+        Raises ``WebSocketDisconnect`` once the browser has gone (also when an earlier send found it gone:
+        Starlette then raises its ``WebSocketDisconnected``, a RuntimeError, which escaped as a traceback)."""
         async with self.send_lock:
-            if _large(message):
-                await self.websocket.send_text(await asyncio.to_thread(pieces.encode, message))
-            else:
-                await self.websocket.send_json(message)
+            try:
+                if _large(message):
+                    await self.websocket.send_text(await asyncio.to_thread(pieces.encode, message))
+                else:
+                    await self.websocket.send_json(message)
+            except WebSocketDisconnected:
+                raise WebSocketDisconnect(code=1006) from None
 
     async def open(self, session: Session, keep_previous: bool = False) -> None:
         """Make ``session`` this tab's session (registered, attached, sent its state)."""
@@ -377,8 +383,8 @@ def create_app(*, max_sessions: int = 200, idle_timeout: float = 1800.0, resume_
             return
         await websocket.accept()
         connection = Connection(websocket, registry)
-        await connection.send({"type": "hello", "version": 1})
         try:
+            await connection.send({"type": "hello", "version": 1})
             while True:
                 raw = await websocket.receive()
                 if raw["type"] == "websocket.disconnect":
