@@ -172,7 +172,11 @@ class Parser:
             raise P.ProtocolError(f"this message could not be read ({type(err).__name__})") from None
         if data is None:
             return message
-        return message.model_copy(update={"data": await asyncio.to_thread(pieces.join, data)})
+        try:
+            joined = await asyncio.to_thread(pieces.join, data)
+        except (ValueError, RecursionError) as err:  # slices the parser process wrote: not expected
+            raise P.ProtocolError(f"this message could not be read ({type(err).__name__})") from None
+        return message.model_copy(update={"data": joined})
 
     def close(self) -> None:
         """Stop the worker process (queued messages are dropped)."""
