@@ -35,9 +35,9 @@ process alone +97..+101 MiB (peak 160-163 MiB); with its parser process +248..+2
 (the same test, large messages parsed on the event loop, load 10): p99 2,008 ms, worst 2,920 ms,
 server +350 MiB.
 
-With the big downloads and the probe in its own process (2026-12-04, 5 runs at load averages 4.3-6.8, 2
+With the big downloads and the probe in its own process (2026-12-04, 6 runs at load averages 4.3-6.8, 2
 shared cores): the file took 29-40 s; probe p99 53-140 ms, worst single round trip 210-308 ms; with its
-parser process +260..+272 MiB; the server process alone peak 243-255 MiB (+178..+184 MiB in the 3 runs
+parser process +260..+272 MiB; the server process alone peak 243-255 MiB (+178..+186 MiB in the 4 runs
 that printed it: the action-cap game's 100,000 annotations are held for a resume). The same test against
 the server before the big replies were built and encoded off the event loop (one ``json.dumps``, and
 the parsed save unpickled whole): worst round trip 1,496 ms, in the big downloads (one run, load 4.7).
