@@ -38,6 +38,7 @@ from typing import Any
 import yaml
 
 from tests.soak.harness import Case, Family, main
+from tests.soak.soak_saves import dumps
 from tests.test_hostile_saves import mutate
 
 PROG = "tests.soak.soak_training"
@@ -191,7 +192,7 @@ def tampers(run_dir: Path, rng: random.Random) -> list[str]:
             except ValueError:
                 continue
             state, change = mutate(state, rng)
-            state_path.write_text(json.dumps(state), encoding="utf-8")
+            state_path.write_bytes(dumps(state))  # it may nest thousands deep
             done.append(f"state.json: {change}")
     return done
 
