@@ -378,6 +378,12 @@ def _check_run_files(state: dict[str, Any], run_dir: Path) -> None:
         if info.st_size > limit:
             raise ResumeError(f"{path}: {info.st_size} bytes, more than the {limit} a run writes there; not a file of "
                               "this run")
+    evals = run_dir / "evals.jsonl"  # written before the state counts a line, so it never holds fewer
+    lines = evals.read_bytes().count(b"\n") if evals.exists() else 0
+    if lines < state["evals"]:
+        raise ResumeError(f"{evals} holds {lines} evaluation(s) but {run_dir / 'resume' / 'state.json'} counts "
+                          f"{state['evals']}: the run's evaluations were lost or cut. Put evals.jsonl back, or start "
+                          "a new run in another directory")
 
 
 def _refuse_constant(name: str) -> NoReturn:
