@@ -189,7 +189,7 @@ def tampers(run_dir: Path, rng: random.Random) -> list[str]:
                 continue
             try:
                 state = json.loads(state_path.read_text(encoding="utf-8"))
-            except ValueError:
+            except (ValueError, RecursionError):  # an earlier tamper of this case broke or nested it
                 continue
             state, change = mutate(state, rng)
             state_path.write_bytes(dumps(state))  # it may nest thousands deep
