@@ -50,10 +50,10 @@ bench: $(VENV)/.installed
 docs: $(VENV)/.installed
 	$(BIN)/python -m sphinx -q -W --keep-going -b html docs docs/_build/html
 
-## soak: each soak family (tests/soak/) for SOAK_SECONDS seconds (saves, replays, configs, checkpoints; web and training are not written yet)
+## soak: each soak family (tests/soak/) for SOAK_SECONDS seconds (saves, replays, configs, checkpoints, web, training)
 SOAK_SECONDS ?= 60
 soak: $(VENV)/.installed
-	for family in saves replays configs checkpoints; do \
+	for family in saves replays configs checkpoints web training; do \
 	    OMP_NUM_THREADS=1 $(BIN)/python -m tests.soak.soak_$$family --seconds $(SOAK_SECONDS) || exit 1; done
 
 ## lint: ruff and mypy --strict

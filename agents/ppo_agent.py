@@ -43,6 +43,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from uno_env.core.cards import short_repr
 from uno_env.files import SafetensorsHeaderError, atomic_path, safetensors_header
 from uno_env.observation import COMPATIBLE_OBSERVATION_VERSIONS, NUM_ACTIONS, OBSERVATION_VERSION, observation_size
 
@@ -163,13 +164,13 @@ def _check_layout(tensors: Mapping[str, np.ndarray], meta: Mapping[str, Any], so
 def _expected_layout(meta: Mapping[str, Any], source: str) -> dict[str, tuple[int, ...]]:
     """The tensors (name: shape) the metadata of a network this code can run implies; CheckpointError otherwise."""
     if meta.get("format") != FORMAT:
-        raise CheckpointError(f"{source}: format {meta.get('format')!r}, expected {FORMAT!r}")
+        raise CheckpointError(f"{source}: format {short_repr(meta.get('format'))}, expected {FORMAT!r}")
     for key, readable in (("format_version", (FORMAT_VERSION,)), ("observation_version", COMPATIBLE_OBSERVATION_VERSIONS),
                           ("num_actions", (NUM_ACTIONS,))):
         value = meta.get(key)
         if type(value) is not int or value not in readable:
             raise CheckpointVersionError(
-                f"{source}: {key} {value!r}, but this uno_env reads {key} {' or '.join(map(str, readable))}; "
+                f"{source}: {key} {short_repr(value)}, but this uno_env reads {key} {' or '.join(map(str, readable))}; "
                 "use the uno_env version it was trained with, or retrain"
             )
     try:
@@ -183,10 +184,10 @@ def _expected_layout(meta: Mapping[str, Any], source: str) -> dict[str, tuple[in
     if not 1 <= len(hidden) <= 16 or not all(type(h) is int and 1 <= h <= 65536 for h in hidden):
         raise CheckpointError(f"{source}: hidden must list 1 to 16 layer widths, ints 1..65536")
     if activation not in ACTIVATIONS:
-        raise CheckpointError(f"{source}: activation {activation!r}, expected one of {ACTIVATIONS}")
+        raise CheckpointError(f"{source}: activation {short_repr(activation)}, expected one of {ACTIVATIONS}")
     size = observation_size(max_players)
     if meta.get("observation_size") != size:
-        raise CheckpointVersionError(f"{source}: observation_size {meta.get('observation_size')!r}, "
+        raise CheckpointVersionError(f"{source}: observation_size {short_repr(meta.get('observation_size'))}, "
                                      f"expected {size} for max_players={max_players}")
     expected_shapes: dict[str, tuple[int, ...]] = {"obs_scale": (size,)}
     width = size

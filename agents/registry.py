@@ -484,6 +484,8 @@ def make_agent(spec: str, *, allow_import: bool = False, edition: str | None = N
         assert parsed.import_path is not None
         factory = _import_agent_class(*parsed.import_path, parsed.text)
     _check_options(factory, options, parsed.text, hidden)
+    if not allow_import:  # a spec from a file: the work it sets per decision is bounded, checked before anything is built
+        _check_file_limits(factory, options, parsed.text)
     if hidden:
         options.update(edition=edition, num_players=num_players, checkpoints=checkpoints)
     try:
@@ -494,8 +496,6 @@ def make_agent(spec: str, *, allow_import: bool = False, edition: str | None = N
         raise AgentSpecError(f"cannot build agent {parsed.text!r}: {err}") from None
     if not isinstance(agent, Agent):
         raise AgentSpecError(f"{parsed.text!r} did not build an agents.Agent")
-    if not allow_import:  # a spec from a file: the work it sets per decision is bounded
-        _check_file_limits(factory, options, parsed.text)
     return agent
 
 

@@ -103,13 +103,14 @@ def _foreign_scalars() -> list[tuple[str, object, bool]]:
         ("np.int64", np.int64(0), True), ("np.array(0)", np.array(0), True),
         ("np.array([0])", np.array([0]), False), ("np.array(0.0)", np.array(0.0), False),
         ("np.float32", np.float32(0), False), ("np.array([0, 1])", np.array([0, 1]), False),
-        ("np.bool_", np.bool_(True), False)]
+        ("np.bool_", np.bool_(True), False), ("np.array(True)", np.array(True), False)]
     try:
         import torch
     except ImportError:
         return cases
     return cases + [("torch.tensor(0)", torch.tensor(0), True), ("torch.tensor(0.0)", torch.tensor(0.0), False),
-                    ("torch.tensor([0, 1])", torch.tensor([0, 1]), False)]
+                    ("torch.tensor([0])", torch.tensor([0]), False), ("torch.tensor([0, 1])", torch.tensor([0, 1]), False),
+                    ("torch.tensor(True)", torch.tensor(True), False)]
 
 
 @pytest.mark.parametrize(("label", "value", "integral"), _foreign_scalars(), ids=[c[0] for c in _foreign_scalars()])
@@ -125,6 +126,34 @@ def test_an_integer_scalar_of_numpy_or_torch_is_an_id_and_anything_else_is_refus
     else:
         raises_exactly(ActionTextError, game.step, value, match="an action is an Action, an int id or its text")
         assert game.to_dict() == before
+
+
+def test_the_probes_spellings_of_id_55_get_one_typed_answer():
+    """Issue 27.7: ``np.array([55])``, ``np.array(55.0)`` and ``torch.tensor(55.0)`` raised TypeError while
+    ``torch.tensor(55)`` was accepted. Now every array of ids (numpy or torch, any length) and every float
+    is an ActionTextError that changes nothing, and every integer scalar is id 55 (``draw``)."""
+    import numpy as np
+
+    game = Game(Rules(num_players=2), seed=1)
+    drawn = game.clone()
+    drawn.step(55)
+    refused: list[object] = [np.array([55]), np.array(55.0), np.float64(55.0), np.array([[55]])]
+    as_id: list[object] = [55, np.int64(55), np.array(55), np.uint8(55)]
+    try:
+        import torch
+    except ImportError:
+        pass
+    else:
+        refused += [torch.tensor(55.0), torch.tensor([55])]
+        as_id += [torch.tensor(55), torch.tensor(55, dtype=torch.uint8)]
+    before = game.to_dict()
+    for value in refused:
+        raises_exactly(ActionTextError, game.step, value, match="an action is an Action, an int id or its text")
+    assert game.to_dict() == before
+    for value in as_id:
+        twin = game.clone()
+        twin.step(value)  # type: ignore[arg-type]
+        assert twin.to_dict() == drawn.to_dict(), value
 
 
 @pytest.mark.parametrize("action", [True, 1.0, "1", None])

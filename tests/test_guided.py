@@ -148,8 +148,8 @@ def test_forced_decisions_return_without_search(policy: PPOAgent) -> None:
     ("guided:playouts=100000", r"playouts=100000 is outside 1\.\.5000"),
     ("guided:time_budget=10", r"time_budget=10 is outside 0\.001\.\.5"),
     ("guided:batch=1000", r"batch=1000 is outside 1\.\.256"),
-    ("guided:batch=0", "batch must be an int >= 1"),
-    ("guided:playouts=0", "playouts must be a positive int"),
+    ("guided:batch=0", r"batch=0 is outside 1\.\.256"),  # a spec from a file: its limits are checked first
+    ("guided:playouts=0", r"playouts=0 is outside 1\.\.5000"),
     ("guided:c_puct=-1", "c_puct must be a finite number >= 0"),
     ("guided:opponents=psychic", "opponents must be one of sample, greedy"),
     ("guided:classic_2p,leaf=critic", "leaf='critic' needs a critic"),
@@ -159,6 +159,13 @@ def test_forced_decisions_return_without_search(policy: PPOAgent) -> None:
 def test_bad_options_are_typed_errors_naming_the_bound(spec: str, message: str) -> None:
     with pytest.raises(AgentSpecError, match=message):
         make_agent(spec, edition="classic", num_players=4)
+
+
+@pytest.mark.parametrize("spec,message", [
+    ("guided:batch=0", "batch must be an int >= 1"), ("guided:playouts=0", "playouts must be a positive int")])
+def test_the_command_line_may_not_ask_for_a_search_that_cannot_run(spec: str, message: str) -> None:
+    with pytest.raises(AgentSpecError, match=message):
+        make_agent(spec, allow_import=True, edition="classic", num_players=4)
 
 
 def test_the_command_line_may_ask_for_more_playouts() -> None:

@@ -52,7 +52,12 @@ def _hostile(label: str, path: Path, scratch: Path) -> Path:
 
 def _files(folder: Path) -> dict[Path, bytes]:
     """Every file under ``folder`` with its bytes (the sparse gigabyte by its header only)."""
-    return {p: p.read_bytes()[:1 << 16] + str(p.stat().st_size).encode() for p in folder.rglob("*") if p.is_file()}
+    return {p: _head(p) + str(p.stat().st_size).encode() for p in folder.rglob("*") if p.is_file()}
+
+
+def _head(path: Path) -> bytes:
+    with open(path, "rb") as handle:
+        return handle.read(1 << 16)
 
 
 @pytest.mark.parametrize("label", HOSTILE)
@@ -157,4 +162,151 @@ def test_a_batched_resume_without_state_json_is_refused_and_deletes_nothing(tmp_
     before = _files(run)
     with pytest.raises(ResumeError, match="state.json is missing.*--resume would restart it from step 0"):
         read_resume(run)
+    assert _files(run) == before
+
+
+@pytest.mark.parametrize("link", ["a loop", "to nowhere"])
+def test_a_state_json_that_is_a_broken_link_is_a_resume_error_not_a_missing_state(tmp_path: Path, link: str) -> None:
+    """``read_resume`` took a loop of links (or a link to a missing file) for no state at all, so --resume
+    restarted from step 0 (noticed in stop 30)."""
+    import os
+
+    pytest.importorskip("torch")
+    from training.run.resume import ResumeError, read_resume
+
+    run = tmp_path / "run"
+    (run / "resume").mkdir(parents=True)
+    state = run / "resume" / "state.json"
+    os.symlink(state if link == "a loop" else tmp_path / "gone.json", state)
+    reason = "Too many levels of symbolic links" if link == "a loop" else "No such file or directory"
+    with pytest.raises(ResumeError, match=f"state.json: a link that leads to no file \\({reason}\\)"):
+        read_resume(run)
+    assert state.is_symlink()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("command", [["-m", "uno_app.cli", "play", "--load"], ["-m", "training.cli", "--config"]])
+def test_load_or_config_naming_a_pipe_ends_with_a_message_not_a_wait(tmp_path: Path, command: list[str]) -> None:
+    """Issue 27.7: ``--load`` or ``--config`` naming a FIFO blocked forever in ``open()``."""
+    import os
+    import subprocess
+    import sys
+
+    if command[1] == "training.cli":
+        pytest.importorskip("yaml")
+    pipe = tmp_path / "pipe"
+    os.mkfifo(pipe)
+    out = subprocess.run([sys.executable, *command, str(pipe)], cwd=Path(__file__).parent.parent, stdin=subprocess.DEVNULL,
+                         capture_output=True, text=True, timeout=120)  # a wait for a writer would run past it
+    assert out.returncode != 0 and "pipe" in out.stderr and "Traceback" not in out.stderr, out.stderr[-2000:]
+
+
+def test_the_audit_table_of_the_probes_cases_names_tests_that_exist() -> None:
+    """docs/testing.md maps every case of the reliability probe (issue 27, points 1-7) to the tests that pin
+    it: each named file and test function must exist, and every point must have a row."""
+    import ast
+    import re
+
+    root = Path(__file__).parent.parent
+    text = (root / "docs" / "testing.md").read_text(encoding="utf-8")
+    table = text.split("## The reliability probe's cases", 1)[1].split("\n## ", 1)[0]
+    rows = [line for line in table.splitlines() if re.match(r"\| \d[a-d]?\. ", line)]
+    assert sorted({row[2] for row in rows}) == list("1234567")
+    named = 0
+    functions: dict[str, set[str]] = {}
+    for row in rows:
+        current = None
+        for file, test in re.findall(r"`(?:(test_\w+\.py))?(?:::(test_\w+))?`", row.split(" | ", 1)[1]):
+            if file:
+                current = file
+                assert (root / "tests" / file).is_file(), file
+            if test:
+                assert current is not None, row
+                if current not in functions:
+                    tree = ast.parse((root / "tests" / current).read_text(encoding="utf-8"))
+                    functions[current] = {node.name for node in tree.body
+                                          if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)}
+                assert test in functions[current], f"{current}::{test} (docs/testing.md) does not exist"
+                named += 1
+    assert named > 40
+
+
+@pytest.mark.slow
+def test_refusals_of_resume_states_and_checkpoint_metadata_never_write_out_unbounded_data(tmp_path: Path) -> None:
+    """Error messages shorten what they refuse (``short_repr``): a resume state's or a checkpoint's field holding
+    20,000 items is named in a few hundred characters."""
+    from safetensors.numpy import save_file
+
+    from agents.ppo_agent import CheckpointError
+
+    pytest.importorskip("torch")
+    from training.run.resume import ResumeError, read_resume
+
+    huge = [{"score": 1.0, "steps": 1}] * 20_000
+    for key in ("best", "counters", "format", "model", "elo", "last_eval_step"):
+        run = tmp_path / f"run_{key}"
+        shutil.copytree(RUNS / "batched", run)
+        state_path = run / "resume" / "state.json"
+        state = json.loads(state_path.read_text(encoding="utf-8"))
+        state[key] = {"x": huge} if key == "elo" else huge
+        state_path.write_text(json.dumps(state), encoding="utf-8")
+        with pytest.raises(ResumeError) as refused:
+            read_resume(run)
+        assert len(str(refused.value)) < 1000, (key, str(refused.value)[:1200])
+    tensors, meta = read_checkpoint(_random_checkpoint(tmp_path / "good.safetensors"))
+    for key in ("format", "format_version", "activation", "observation_size"):
+        path = tmp_path / f"bad_{key}.safetensors"
+        save_file(tensors, str(path), metadata={METADATA_KEY: json.dumps({**meta, key: huge})})
+        with pytest.raises(CheckpointError) as refused:
+            read_checkpoint(path)
+        assert len(str(refused.value)) < 1000, (key, str(refused.value)[:1200])
+
+
+@pytest.mark.parametrize("damage", ["evals.jsonl a pipe", "best.json a loop of links", "last.json a folder",
+                                    "evals.jsonl a sparse gigabyte", "resume/best_256.json missing",
+                                    "evals.jsonl missing", "evals.jsonl cut"])
+def test_a_run_file_that_a_resume_would_read_or_rewrite_is_checked_first(tmp_path: Path, damage: str) -> None:
+    """Found by ``tests/soak/soak_training.py``: ``evals.jsonl`` replaced by a pipe made ``--resume`` wait forever
+    (``restore_files`` read it), and a run whose ``evals.jsonl`` was deleted resumed with its evaluations lost.
+    Every file a resume reads or rewrites beside the checkpoints is now checked by ``read_resume``: a regular
+    file of a bounded size (``evals.jsonl`` with at least the lines the state counts), or a typed refusal that
+    changes nothing."""
+    import os
+    import threading
+
+    pytest.importorskip("torch")
+    from training.run.resume import ResumeError, read_resume
+
+    run = tmp_path / "run"
+    shutil.copytree(RUNS / "batched", run)
+    name, _, what = damage.partition(" ")
+    path = run / name
+    lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+    path.unlink()
+    if what == "cut":  # fewer lines than the state counts (the soak found such a run resumed, its evaluations lost)
+        path.write_text("".join(lines[:-1]), encoding="utf-8")
+    elif what == "a pipe":
+        os.mkfifo(path)
+    elif what == "a loop of links":
+        os.symlink(path, path)
+    elif what == "a folder":
+        path.mkdir()
+    elif what == "a sparse gigabyte":
+        with open(path, "wb") as handle:
+            handle.truncate(1 << 30)
+    before = _files(run)
+    raised: list[BaseException] = []
+
+    def resume() -> None:
+        try:
+            read_resume(run)
+        except BaseException as err:  # noqa: BLE001 - handed to the test
+            raised.append(err)
+
+    reader = threading.Thread(target=resume, daemon=True)
+    reader.start()
+    reader.join(60)
+    assert not reader.is_alive(), "read_resume is waiting"
+    assert raised and isinstance(raised[0], ResumeError), raised
+    assert name in str(raised[0]) and len(str(raised[0])) < 1000
     assert _files(run) == before

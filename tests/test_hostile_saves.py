@@ -415,6 +415,29 @@ def test_a_long_game_keeps_a_bounded_log_and_counts_every_event():
     assert Game.from_dict(data).log == bounded.log
 
 
+def test_a_game_built_from_a_state_or_a_save_is_bounded_at_once_not_at_its_next_step():
+    """Issue 27 (noticed in stop 30): ``Game.from_state`` kept an oversized log until the next step. Now the
+    log is cut to ``log_limit`` as the game is built, and ``from_dict`` cuts a saved log before reading it:
+    the dropped entries are counted in ``log_length`` but never parsed (a garbage entry there is not read)."""
+    whole = long_game(None)
+    total = whole.log_length
+    assert total > 3 * 1000
+    game = Game.from_state(whole.state.copy(), log_limit=1000)
+    assert len(game.log) == 1000 and game.log_length == total
+    assert game.log == whole.log[-1000:]
+    assert game.events(0, since=total - 30) == whole.events(0)[total - 30:]
+    data = json.loads(json.dumps(whole.to_dict()))
+    data["log"][0] = "not an event"  # dropped before it is read
+    loaded = Game.from_dict(data, log_limit=1000)
+    assert len(loaded.log) == 1000 and loaded.log_length == total and loaded.log == whole.log[-1000:]
+    assert Game.from_dict(data, log_limit=0).log == []
+    with pytest.raises(StateError, match=r"log\[0\]"):  # kept, it is read and refused
+        Game.from_dict(data, log_limit=None)
+    data["log"][-1] = "not an event"
+    with pytest.raises(StateError, match=r"log\[999\]"):
+        Game.from_dict(data, log_limit=1000)
+
+
 def test_the_default_log_limit_bounds_a_game_of_a_hundred_thousand_decisions():
     from uno_env.core import DEFAULT_LOG_LIMIT
 
@@ -450,3 +473,33 @@ def main(argv: list[str] | None = None) -> int:
 if __name__ == "__main__":
     sys.exit(main())
 
+
+
+def test_refusals_of_saves_and_replays_never_write_out_unbounded_data():
+    """Found by ``tests/soak/soak_web.py``: a replay whose action was a list of 100 annotations was refused with
+    a message holding all of them (4,443 characters; a larger list, a larger message), and one whose
+    annotation had a key of 100,000 characters with a message of 100,119; save versions and unknown keys
+    likewise."""
+    from uno_app.terminal import SAVE_FORMAT, saved_game
+    from uno_env.replay import Replay, ReplayError
+
+    game = Game(Rules(num_players=2), seed=1)
+    huge = [{"agent": "ppo", "top": [[1, 0.5]] * 10}] * 10_000
+    replay = {"format": "uno_env.replay", "version": 1, "start": game.to_dict(), "agents": ["a", "b"],
+              "actions": [huge], "annotations": [None]}
+    cases = [
+        (ReplayError, lambda: Replay.from_dict(replay)),
+        (ReplayError, lambda: Replay.from_dict({**replay, "format": huge})),
+        (ReplayError, lambda: Replay.from_dict({**replay, "version": huge})),
+        (ReplayError, lambda: Replay.from_dict({**replay, "actions": [], "annotations": [], "rounds": huge})),
+        (ReplayError, lambda: Replay.from_dict({**replay, **{f"k{i}": 1 for i in range(10_000)}})),
+        (ReplayError, lambda: Replay.from_dict({**replay, "actions": [0], "annotations": [{"[" * 100_000: 1}]})),
+        (StateError, lambda: Game.from_dict({**game.to_dict(), **{"[" * 100_000 + str(i): 1 for i in range(100)}})),
+        (StateError, lambda: saved_game({"format": SAVE_FORMAT, "version": huge}, "save")),
+        (StateError, lambda: saved_game({"format": SAVE_FORMAT, "version": 1, "x" * 100_000: 1,
+                                         **{f"k{i}": i for i in range(10_000)}}, "save")),
+    ]
+    for error, call in cases:
+        with pytest.raises(error) as refused:
+            call()
+        assert len(str(refused.value)) < 1000, str(refused.value)[:1200]  # a shortened repr, whatever the size

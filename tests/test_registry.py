@@ -85,7 +85,7 @@ def test_an_imported_spec_must_name_an_agent_subclass_before_anything_is_built(
         ("rule:challenge=false,challenge=true", "given twice"),
         ("rule:__class__=1", "is not key=value"),
         ("human:input_fn=print", "must be"),  # values are data, never functions
-        ("ismcts:iterations=0", "iterations must be a positive int"),
+        ("ismcts:iterations=0", "iterations=0 is outside 1..20000"),
         ("ppo:classic,path=x", "names one checkpoint"),
         ("ppo:no_such_checkpoint", "no PPO checkpoint 'no_such_checkpoint'"),
         ("", "1 to 1000 characters"),
@@ -249,7 +249,7 @@ def test_evaluate_ppo_plays_the_same_checkpoint_as_play() -> None:
 @pytest.mark.parametrize(("spec", "message"), [
     ("ismcts:iterations=1000000000", r"iterations=1000000000 is outside 1\.\.20000"),
     ("ismcts:time_budget=1e9", r"time_budget=1000000000\.0 is outside 0\.001\.\.5"),
-    ("ismcts:expand_after=0,exploration=-1e308", r"exploration must be a finite number >= 0"),
+    ("ismcts:expand_after=0,exploration=-1e308", r"expand_after=0 is outside 1\.\.10000"),  # checked before building
     ("ismcts:expand_after=1000000", r"expand_after=1000000 is outside 1\.\.10000"),
 ])
 def test_a_spec_from_a_file_may_set_the_work_per_decision_only_within_file_limits(spec: str, message: str) -> None:

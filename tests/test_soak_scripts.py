@@ -77,11 +77,19 @@ def test_a_clean_run_exits_0_and_counts_outcomes_the_same_for_the_same_seed(tmp_
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("script", ["soak_saves", "soak_replays", "soak_configs", "soak_checkpoints"])
-def test_each_soak_script_runs_a_tiny_budget_and_exits_0(tmp_path: Path, script: str) -> None:
+@pytest.mark.parametrize(("script", "cases"), [("soak_saves", 15), ("soak_replays", 15), ("soak_configs", 15),
+                                               ("soak_checkpoints", 15), ("soak_web", 15), ("soak_training", 2)])
+def test_each_soak_script_runs_a_tiny_budget_and_exits_0(tmp_path: Path, script: str, cases: int) -> None:
     report = tmp_path / "report.json"
-    out = subprocess.run([sys.executable, "-m", f"tests.soak.{script}", "--iterations", "15", "--seed", "2",
+    out = subprocess.run([sys.executable, "-m", f"tests.soak.{script}", "--iterations", str(cases), "--seed", "2",
                           "--report", str(report)], cwd=ROOT, capture_output=True, text=True, timeout=600)
     assert out.returncode == 0, out.stderr[-2000:]
     data = json.loads(report.read_text())
-    assert data["cases"] == 15 and data["failure"] is None and sum(data["outcomes"].values()) == 15
+    assert data["cases"] == cases and data["failure"] is None and sum(data["outcomes"].values()) == cases
+
+
+def test_make_soak_runs_every_family_script() -> None:
+    """``make soak`` names every tests/soak/soak_*.py but the batched engine's lockstep (its own options)."""
+    written = {p.stem.removeprefix("soak_") for p in (ROOT / "tests" / "soak").glob("soak_*.py")} - {"batched"}
+    line = next(line for line in (ROOT / "Makefile").read_text().splitlines() if line.strip().startswith("for family in"))
+    assert set(line.split(" in ", 1)[1].split(";")[0].split()) == written

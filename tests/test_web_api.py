@@ -584,10 +584,10 @@ def test_serve_refuses_bad_arguments(capsys: pytest.CaptureFixture[str]) -> None
         with pytest.raises(SystemExit) as info:
             server.main(bad)
         assert info.value.code == 2 and "--resume-timeout must be 0..3600" in capsys.readouterr().err
-    with pytest.raises(SystemExit) as info:
-        server.main(["--max-per-client", "0"])
-    assert info.value.code == 2 and "--max-per-client must be positive" in capsys.readouterr().err.replace(
-        "--idle-timeout, --max-sessions and ", "")
+    for name in ("--max-per-client", "--max-actions", "--max-sessions", "--idle-timeout"):
+        with pytest.raises(SystemExit) as info:
+            server.main([name, "0"])
+        assert info.value.code == 2 and f"{name} must be positive, got 0" in capsys.readouterr().err
     with pytest.raises(SystemExit):
         server.main(["--help"])
     assert "--host" in capsys.readouterr().out
@@ -657,3 +657,21 @@ def test_a_dns_rebinding_request_is_refused_over_http_and_websocket() -> None:
         for host in ("127.0.0.1:8000", "localhost:8000", "[::1]:8000"):
             with client.websocket_connect("/ws", headers={"host": host, "origin": f"http://{host}"}) as ws:
                 assert ws.receive_json()["type"] == "hello"
+
+
+def test_a_reply_to_a_browser_that_has_gone_ends_the_connection_quietly(
+        client: TestClient, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Found by ``tests/soak/soak_web.py``: when a session's send found the browser gone (Starlette marks the socket
+    disconnected), the next reply on that connection (an error) raised Starlette's WebSocketDisconnected, a
+    RuntimeError, and the server printed a traceback. Now the connection ends as on any disconnect."""
+    from starlette.websockets import WebSocketState
+
+    async def gone(self: server.Connection, message: Any) -> None:
+        self.websocket.application_state = WebSocketState.DISCONNECTED  # as a failed send leaves it
+        raise server.ClientError("the round is not over yet")
+
+    monkeypatch.setattr(server.Connection, "dispatch", gone)
+    with client.websocket_connect("/ws") as ws:
+        sock = Socket(ws)
+        sock.send({"type": "next_round"})
+    assert client.get("/api/stats").json()["sessions"] == 0  # the server goes on

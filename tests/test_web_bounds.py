@@ -315,3 +315,102 @@ def test_a_watched_game_stops_at_max_replay_actions_and_its_replay_opens(
         assert frame["length"] == frame["index"] == 7 and frame["hands"] == last["hands"]
         sock.send({"type": "replay_download"})
         assert len(sock.until(lambda m: m["type"] == "replay_data")["data"]["actions"]) == 7
+
+
+# ---------------------------------------------------------------------- 7. JSON in slices (uno_app.web.pieces)
+def test_pieces_encode_as_json_does_and_split_and_join_give_back_the_data() -> None:
+    from uno_app.web import pieces
+
+    recorder = recorded(60)
+    replay = recorder.replay().to_dict()
+    replay["actions"] = replay["actions"] * 100  # past pieces.SLICE, and not a multiple of it
+    replay["annotations"] = [{"top": [[a, 0.5], [55, 0.25]]} for a in replay["actions"]]
+    message = {"type": "saved", "data": {"replay": replay, "game": recorder.game.to_dict(), "keys": {1: True, None: 2}},
+               "empty": [], "long": list(range(pieces.SLICE + 1)), "text": "ünïcode ✓", "nan": float("nan")}
+    assert len(replay["actions"]) > 2 * pieces.SLICE and len(replay["actions"]) % pieces.SLICE
+    assert pieces.encode(message) == json.dumps(message, separators=(",", ":"), ensure_ascii=False)
+    data = json.loads(json.dumps(message))
+    split = pieces.split(data)
+    assert isinstance(split["data"]["replay"]["annotations"], pieces.Slices)
+    assert split["data"]["game"] == data["data"]["game"]  # nothing long in it: passed whole
+    assert json.dumps(pieces.join(split)) == json.dumps(data)
+    deep: dict[str, Any] = {"long": list(range(pieces.SLICE + 1))}
+    for _ in range(pieces.MAX_DEPTH):
+        deep = {"a": deep}
+    assert pieces.split(deep) == deep  # past MAX_DEPTH mappings, values travel whole
+
+
+def test_a_save_or_replay_download_is_built_and_encoded_in_a_worker_thread(
+        client: TestClient, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 27.1: a game at MAX_REPLAY_ACTIONS saves as megabytes; one json.dumps of it held the event loop."""
+    from uno_app.web import pieces
+
+    loop_threads: set[int] = set()
+    encoded: list[tuple[str, int]] = []
+    encode, save_data = pieces.encode, sessions.PlaySession.save_data
+
+    def recording_encode(message: Any) -> str:
+        encoded.append((message["type"], threading.get_ident()))
+        return encode(message)
+
+    def recording_save_data(self: sessions.PlaySession) -> dict[str, Any]:
+        encoded.append(("save_data", threading.get_ident()))
+        return save_data(self)
+
+    async def ping_thread() -> None:
+        loop_threads.add(threading.get_ident())
+
+    monkeypatch.setattr(pieces, "encode", recording_encode)
+    monkeypatch.setattr(sessions.PlaySession, "save_data", recording_save_data)
+    with client.websocket_connect("/ws") as ws:
+        sock = Socket(ws)
+        client.portal.call(ping_thread)  # type: ignore[union-attr]  # the event loop's thread
+        sock.send({"type": "new_game", "settings": {"players": 2, "seed": 3, "opponents": ["random"], "uno_time": 0}})
+        sock.until(lambda m: m["type"] == "table")
+        sock.send({"type": "save"})
+        saved = sock.until(lambda m: m["type"] == "saved")
+        assert Game.from_dict(saved["data"]["game"]).to_dict() == saved["data"]["game"]
+        sock.send({"type": "watch", "settings": {"players": 2, "agents": ["random"], "seed": 1, "delay": 10}})
+        sock.until(lambda m: m["type"] == "frame")
+        sock.send({"type": "replay_download"})  # a watched game's replay is offered at any time
+        assert sock.until(lambda m: m["type"] == "replay_data")["data"]["format"] == "uno_env.replay"
+    assert [kind for kind, _ in encoded] == ["save_data", "saved", "replay_data"]
+    assert loop_threads and all(thread not in loop_threads for _, thread in encoded)
+    assert not server._large({"type": "table", "events": [{}] * server.LARGE_EVENTS})  # small: encoded on the loop
+    assert server._large({"type": "table", "events": [{}] * (server.LARGE_EVENTS + 1)})
+
+
+# ---------------------------------------------------------------------- 8. what all sessions hold together
+def test_the_held_games_keep_at_most_max_actions_recorded_actions_together(monkeypatch: pytest.MonkeyPatch) -> None:
+    """One session is bounded by MAX_REPLAY_ACTIONS, but a 100,000-action annotated save holds about 65 MiB
+    (measured), so 200 of them would hold 13 GiB: the registry counts every held session's recorded actions
+    (``--max-actions``). A new session that does not fit evicts closed tabs' games first, else is refused;
+    a growing game records no more at the bound, saying why."""
+    replay = recorded(60).replay().to_dict()
+    n = len(replay["actions"])
+    most = 2 * n - 1  # one such replay fits, two do not
+    monkeypatch.setattr(sessions, "CROWD_CHECK_EVERY", 1)
+    with TestClient(server.create_app(max_actions=most)) as client:
+        registry = client.app.state.registry  # type: ignore[attr-defined]
+        with client.websocket_connect("/ws") as first_ws:
+            first = Socket(first_ws)
+            first.send({"type": "replay_open", "data": replay})
+            held = first.until(lambda m: m["type"] == "session")
+            with client.websocket_connect("/ws") as ws:
+                message = Socket(ws).error({"type": "replay_open", "data": replay})
+                assert f"this game's {n} recorded actions do not fit beside the {n} the server's games hold" in message
+                assert f"(at most {most} together)" in message
+            assert list(registry.sessions) == [held["session"]]
+        with client.websocket_connect("/ws") as ws:  # the first tab closed: its game makes way
+            sock = Socket(ws)
+            sock.send({"type": "replay_open", "data": replay})
+            sock.until(lambda m: m["type"] == "frame")
+            assert held["session"] not in registry.sessions and registry.stats()["evicted"] == 1
+            with client.websocket_connect("/ws") as watch_ws:  # n held: a watched game stops at n - 1 more
+                watcher = Socket(watch_ws)
+                watcher.send({"type": "watch", "settings": {"players": 2, "agents": ["random"], "seed": 1,
+                                                            "delay": 0, "target_score": MAX_TARGET}})
+                stopped = watcher.until(lambda m: m["type"] == "error")
+                assert f"the server's games hold {most} recorded actions together" in stopped["message"]
+                assert "--max-actions" in stopped["message"]
+                assert registry.stats()["held_actions"] == most

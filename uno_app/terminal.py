@@ -57,7 +57,7 @@ from agents.human import InputEnded
 from agents.registry import AgentSpecError, agent_label, expand_repeats, make_agent
 from uno_env.core import EDITIONS, Game, Phase, Rules
 from uno_env.core import actions as A
-from uno_env.core.cards import KIND_COLOR, WILD, Edition
+from uno_env.core.cards import KIND_COLOR, WILD, Edition, short_list, short_repr
 from uno_env.core.errors import StateError, UnoError
 from uno_env.core.saves import KEYS as GAME_KEYS
 from uno_env.files import atomic_write, read_at_most
@@ -226,11 +226,13 @@ def saved_game(data: object, where: str = "the save") -> SavedGame:
     if data.get("format") != SAVE_FORMAT:  # a bare Game.to_dict()
         return SavedGame(_game(data, where))
     if data.get("version") != SAVE_VERSION:
-        raise StateError(f"{where}: save version {data.get('version')!r}, this uno-env reads version {SAVE_VERSION}")
+        raise StateError(f"{where}: save version {short_repr(data.get('version'))}, this uno-env reads version "
+                         f"{SAVE_VERSION}")
     known = {"format", "version", "human_seat", "opponents", "forgetful", "seed", "uno_prompt", "game", "replay"}
     unknown = sorted(set(data) - known)
     if unknown:
-        raise StateError(f"{where}: unknown key(s) {', '.join(map(repr, unknown))}; a save has {', '.join(sorted(known))}")
+        raise StateError(f"{where}: unknown key(s) {short_list(list(map(repr, unknown)))}; a save has "
+                         f"{', '.join(sorted(known))}")
     if "game" not in data:
         raise StateError(f"{where}: no 'game' (the saved Game.to_dict())")
     game = _game(data["game"], where)

@@ -55,6 +55,7 @@ from typing import Any
 
 from uno_env.core import Game
 from uno_env.core.actions import NUM_ACTIONS, Action
+from uno_env.core.cards import short_list, short_repr
 from uno_env.core.errors import GameFlowError, StateError, UnoError
 from uno_env.files import NotARegularFileError, atomic_write, read_at_most
 
@@ -125,7 +126,7 @@ class Replay:
     def game_at(self, index: int) -> Game:
         """A fresh ``Game`` after the first ``index`` actions (0 is the start, ``len(actions)`` the end)."""
         if isinstance(index, bool) or not isinstance(index, int) or not 0 <= index <= len(self.actions):
-            raise ValueError(f"a replay position is an int 0..{len(self.actions)}, got {index!r}")
+            raise ValueError(f"a replay position is an int 0..{len(self.actions)}, got {short_repr(index)}")
         game = self.start_game()
         for i in range(index):
             self.apply(game, i)
@@ -185,12 +186,12 @@ class Replay:
         if not isinstance(data, dict):
             raise _fail(f"a replay is a JSON object, got {type(data).__name__}")
         if data.get("format") != REPLAY_FORMAT:
-            raise _fail(f"format must be {REPLAY_FORMAT!r}, got {data.get('format')!r}")
+            raise _fail(f"format must be {REPLAY_FORMAT!r}, got {short_repr(data.get('format'))}")
         if data.get("version") != REPLAY_VERSION:
-            raise _fail(f"version must be {REPLAY_VERSION}, got {data.get('version')!r} (this program reads version 1)")
+            raise _fail(f"version must be {REPLAY_VERSION}, got {short_repr(data.get('version'))} (this program reads version 1)")
         unknown = sorted(str(k) for k in data if k not in _KEYS)
         if unknown:
-            raise _fail(f"unknown key(s) {', '.join(unknown)}; keys are {', '.join(sorted(_KEYS))}")
+            raise _fail(f"unknown key(s) {short_list(unknown)}; keys are {', '.join(sorted(_KEYS))}")
         missing = sorted(k for k in ("start", "agents", "actions") if k not in data)
         if missing:
             raise _fail(f"missing key(s) {', '.join(missing)}")
@@ -206,7 +207,7 @@ class Replay:
         decks = _decks(data.get("decks", {}))
         rounds = data.get("rounds")
         if rounds is not None and (isinstance(rounds, bool) or not isinstance(rounds, int)):
-            raise _fail(f"rounds must be an int, got {rounds!r}")
+            raise _fail(f"rounds must be an int, got {short_repr(rounds)}")
         meta = _meta(data.get("meta", {}))
         replay = cls(start=start, agents=agents, actions=actions, annotations=annotations, decks=decks,
                      rounds=rounds, meta=meta)
@@ -238,7 +239,7 @@ class Replay:
             raise _fail(f"rounds is {final} but round {game.round_number + 1} cannot be dealt: {err}") from None
         never = sorted(set(self.decks) - dealt)
         if never:
-            raise _fail(f"decks: round(s) {', '.join(map(str, never))} are never dealt by this replay")
+            raise _fail(f"decks: round(s) {short_list(list(map(str, never)))} are never dealt by this replay")
 
 
 def _labels(value: Any, n: int) -> list[str]:
@@ -260,7 +261,7 @@ def _actions(value: Any) -> list[int]:
         raise _fail(f"{len(value)} actions; a replay holds at most {MAX_ACTIONS}")
     for index, action in enumerate(value):
         if not _is_int(action) or not 0 <= action < NUM_ACTIONS:
-            raise _fail(f"actions[{index}] must be an action id 0..{NUM_ACTIONS - 1}, got {action!r}")
+            raise _fail(f"actions[{index}] must be an action id 0..{NUM_ACTIONS - 1}, got {short_repr(action)}")
     return list(value)
 
 
@@ -277,7 +278,7 @@ def _annotations(value: Any, count: int) -> list[dict[str, Any] | None]:
             raise _fail(f"{where} must be null or an object")
         unknown = sorted(str(k) for k in note if k not in _ANNOTATION_KEYS)
         if unknown:
-            raise _fail(f"{where}: unknown key(s) {', '.join(unknown)}; keys are agent, top")
+            raise _fail(f"{where}: unknown key(s) {short_list(unknown)}; keys are agent, top")
         agent = note.get("agent")
         if agent is not None and (not isinstance(agent, str) or len(agent) > MAX_LABEL):
             raise _fail(f"{where}.agent must be a label of at most {MAX_LABEL} characters")
@@ -295,7 +296,7 @@ def _top(top: Any, where: str) -> None:
         if (not isinstance(pair, list) or len(pair) != 2 or not _is_int(pair[0])
                 or not 0 <= pair[0] < NUM_ACTIONS or isinstance(pair[1], bool)
                 or not isinstance(pair[1], (int, float)) or not math.isfinite(pair[1]) or not 0 <= pair[1] <= 1):
-            raise _fail(f"{where}.top: each entry is [action id 0..{NUM_ACTIONS - 1}, probability 0..1], got {pair!r}")
+            raise _fail(f"{where}.top: each entry is [action id 0..{NUM_ACTIONS - 1}, probability 0..1], got {short_repr(pair)}")
 
 
 def _decks(value: Any) -> dict[int, list[str]]:
@@ -304,7 +305,7 @@ def _decks(value: Any) -> dict[int, list[str]]:
     decks: dict[int, list[str]] = {}
     for key, deck in value.items():
         if not isinstance(key, str) or not key.isdigit() or not 2 <= int(key) <= MAX_ACTIONS:
-            raise _fail(f"decks: key {key!r} is not a round number (2 or more)")
+            raise _fail(f"decks: key {short_repr(key)} is not a round number (2 or more)")
         if not isinstance(deck, list) or not all(isinstance(c, str) for c in deck):
             raise _fail(f"decks[{key}] must be a list of card codes")
         decks[int(key)] = list(deck)
@@ -320,7 +321,7 @@ def _meta(value: Any) -> dict[str, Any]:
         ok = item is None or isinstance(item, (bool, str)) or (
             isinstance(item, (int, float)) and math.isfinite(item) and abs(item) < 2**63)
         if not ok or (isinstance(item, str) and len(item) > MAX_LABEL):
-            raise _fail(f"meta[{key!r}] must be null, a boolean, a finite number or a short string")
+            raise _fail(f"meta[{short_repr(key)}] must be null, a boolean, a finite number or a short string")
     return dict(value)
 
 

@@ -32,8 +32,10 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import random
 import re
+import stat
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
@@ -41,6 +43,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 import numpy as np
 
 from training.run.state import JsonObject, RunState
+from uno_env.core.cards import short_repr
 from uno_env.files import (
     SafetensorsHeaderError,
     atomic_path,
@@ -211,6 +214,14 @@ def read_resume(run_dir: Path) -> tuple[RunState, dict[str, torch.Tensor]] | Non
     resume = run_dir / "resume"
     state_path = resume / "state.json"
     allowed = "resume/state.json with the resume/model_<steps>.safetensors it names (written by this uno_env)"
+    if state_path.is_symlink() and not state_path.exists():  # a link to nowhere, or a loop of links
+        reason = "its target is missing"
+        try:
+            state_path.stat()
+        except OSError as err:
+            reason = err.strerror or reason
+        raise ResumeError(f"{state_path}: a link that leads to no file ({reason}); not a resume state. "
+                          "Put the run's resume/state.json back, or start a new run in another directory") from None
     if not state_path.exists():  # never saved, or killed before its first state.json was in place
         pickled = sorted(p.name for p in resume.iterdir() if p.suffix in PICKLE_SUFFIXES) if resume.is_dir() else []
         if pickled:
@@ -236,6 +247,7 @@ def read_resume(run_dir: Path) -> tuple[RunState, dict[str, torch.Tensor]] | Non
         raise ResumeError(f"{state_path}: not a JSON resume state ({err}); --resume reads {allowed}") from None
     _check_state(state, state_path, run_dir)
     _check_checkpoints(state, run_dir)
+    _check_run_files(state, run_dir)
     model_path = resume / state["model"]
     try:
         header = safetensors_header(model_path, MAX_MODEL_BYTES)  # before a tensor is read: sizes, offsets, dtypes
@@ -333,6 +345,47 @@ def _check_checkpoints(state: dict[str, Any], run_dir: Path) -> None:
                               f"checkpoint: {err}") from None
 
 
+MAX_EVALS_BYTES = 64 << 20  # evals.jsonl: a line is a few hundred bytes, so hundreds of thousands of evaluations
+MAX_CARD_BYTES = 16 << 20  # best.json, last.json: a checkpoint's metadata and its evaluation
+
+
+def _check_run_files(state: dict[str, Any], run_dir: Path) -> None:
+    """Raise ResumeError unless every file a resume reads or rewrites beside the checkpoints (``evals.jsonl``,
+    the ``best`` and ``last`` files and cards, the copy of ``best`` the state names) is a regular file of a
+    bounded size, or missing where a run may lack it: a pipe there made the resume wait forever, a link would
+    have it read or write elsewhere, a sparse gigabyte would be read whole."""
+    files = [("evals.jsonl", MAX_EVALS_BYTES), ("best.json", MAX_CARD_BYTES), ("last.json", MAX_CARD_BYTES),
+             ("best.safetensors", MAX_MODEL_BYTES), ("last.safetensors", MAX_MODEL_BYTES)]
+    if state.get("best") is not None:
+        steps = state["best"]["steps"]
+        files += [(f"resume/best_{steps}.json", MAX_CARD_BYTES), (f"resume/best_{steps}.safetensors", MAX_MODEL_BYTES)]
+        for suffix in (".json", ".safetensors"):
+            if not os.path.lexists(run_dir / "resume" / f"best_{steps}{suffix}"):
+                raise ResumeError(f"{run_dir / 'resume' / 'state.json'} names best_{steps}{suffix}, which is missing")
+    for name, limit in files:
+        path = run_dir / name
+        try:
+            info = path.lstat()
+        except FileNotFoundError:
+            continue
+        except OSError as err:
+            raise ResumeError(f"{path}: {err.strerror}; not a file of this run") from None
+        if not stat.S_ISREG(info.st_mode):
+            kind = "a link" if stat.S_ISLNK(info.st_mode) else "a folder" if stat.S_ISDIR(info.st_mode) else (
+                "a pipe" if stat.S_ISFIFO(info.st_mode) else "not a regular file")
+            raise ResumeError(f"{path} is {kind}, not a file this run wrote: --resume reads and rewrites only regular "
+                              "files there. Put the run's own file back, or start a new run in another directory")
+        if info.st_size > limit:
+            raise ResumeError(f"{path}: {info.st_size} bytes, more than the {limit} a run writes there; not a file of "
+                              "this run")
+    evals = run_dir / "evals.jsonl"  # written before the state counts a line, so it never holds fewer
+    lines = evals.read_bytes().count(b"\n") if evals.exists() else 0
+    if lines < state["evals"]:
+        raise ResumeError(f"{evals} holds {lines} evaluation(s) but {run_dir / 'resume' / 'state.json'} counts "
+                          f"{state['evals']}: the run's evaluations were lost or cut. Put evals.jsonl back, or start "
+                          "a new run in another directory")
+
+
 def _refuse_constant(name: str) -> NoReturn:
     raise ValueError(f"{name} is not a number a resume state holds")
 
@@ -345,50 +398,50 @@ def _check_state(state: Any, source: Path, run_dir: Path) -> None:
     if not isinstance(state, dict):
         raise fail("not a JSON object")
     if state.get("format") != FORMAT:
-        raise fail(f"format {state.get('format')!r}, expected {FORMAT!r}")
+        raise fail(f"format {short_repr(state.get('format'))}, expected {FORMAT!r}")
     if state.get("format_version") != FORMAT_VERSION:
-        raise fail(f"format_version {state.get('format_version')!r}; this uno_env reads {FORMAT_VERSION}")
+        raise fail(f"format_version {short_repr(state.get('format_version'))}; this uno_env reads {FORMAT_VERSION}")
     counts = ("steps", "evals", "next_snapshot", "next_eval", "next_checkpoint")
     kinds: dict[str, Any] = {"model": str, "snapshots": list, "elo": dict, "resumed_at": list, "imitation": dict,
                              "complete": bool, "counters": dict, "rng": dict, **{k: int for k in counts}}
     for key, kind in kinds.items():
         value = state.get(key)
         if not isinstance(value, kind) or (kind is int and (isinstance(value, bool) or not 0 <= value < 2**63)):
-            raise fail(f"{key} is {value!r}, expected {'a non-negative integer' if kind is int else kind.__name__}")
+            raise fail(f"{key} is {short_repr(value)}, expected {'a non-negative integer' if kind is int else kind.__name__}")
     known = set(kinds) | {"format", "format_version", "best", "last_eval_step"}
     if set(state) - known:
         raise fail(f"unknown keys {sorted(set(state) - known)}")
     if not MODEL_NAME.fullmatch(state["model"]):
-        raise fail(f"model {state['model']!r} is not model_<steps>.safetensors")
+        raise fail(f"model {short_repr(state['model'])} is not model_<steps>.safetensors")
     for name in state["snapshots"]:
         if not isinstance(name, str) or not SNAPSHOT_NAME.fullmatch(name):
-            raise fail(f"snapshot {name!r} is not snap_<steps>")
+            raise fail(f"snapshot {short_repr(name)} is not snap_<steps>")
         if not (run_dir / "pool" / f"{name}.safetensors").is_file():
             raise fail(f"lists snapshot {name}, but pool/{name}.safetensors is missing")
     for name, rating in state["elo"].items():
         if not _finite(rating):
-            raise fail(f"elo[{name!r}] is {rating!r}, expected a finite number")
+            raise fail(f"elo[{short_repr(name)}] is {short_repr(rating)}, expected a finite number")
     for name, value in state["imitation"].items():
         if not _finite(value):
-            raise fail(f"imitation[{name!r}] is {value!r}, expected a finite number")
+            raise fail(f"imitation[{short_repr(name)}] is {short_repr(value)}, expected a finite number")
     if not all(isinstance(s, int) and not isinstance(s, bool) and s >= 0 for s in state["resumed_at"]):
         raise fail("resumed_at must list step counts")
     best = state.get("best")
     if best is not None:
         if not (isinstance(best, dict) and set(best) == {"score", "steps"} and _finite(best["score"])
                 and isinstance(best["steps"], int) and 0 <= best["steps"] <= state["steps"]):
-            raise fail(f"best is {best!r}, expected null or {{\"score\": number, \"steps\": steps}}")
+            raise fail(f"best is {short_repr(best)}, expected null or {{\"score\": number, \"steps\": steps}}")
         for suffix in (".safetensors", ".json"):
             if not (source.parent / f"best_{best['steps']}{suffix}").is_file():
                 raise fail(f"names the best checkpoint of step {best['steps']}, but resume/best_{best['steps']}{suffix} "
                            "is missing")
     last = state.get("last_eval_step")
     if last is not None and not (isinstance(last, int) and not isinstance(last, bool) and 0 <= last <= state["steps"]):
-        raise fail(f"last_eval_step is {last!r}, expected null or a step count")
+        raise fail(f"last_eval_step is {short_repr(last)}, expected null or a step count")
     counters = state["counters"]
     if set(counters) != {"n_updates", "episode_num"} or not all(
             isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in counters.values()):
-        raise fail(f"counters is {counters!r}, expected n_updates and episode_num")
+        raise fail(f"counters is {short_repr(counters)}, expected n_updates and episode_num")
     _check_rng(state["rng"], fail)
 
 

@@ -20,14 +20,19 @@ address when it listens on one, this machine's name and addresses when on all of
 (connected): a new game when that many are held evicts the oldest disconnected one, and is
 refused only when all are live. One client address has at most ``--max-per-client`` live games
 (``MAX_SESSIONS_PER_CLIENT``, 8); a ninth is refused with a message, and its oldest
-disconnected one makes way for a new one.
+disconnected one makes way for a new one. All held games together keep at most ``--max-actions``
+recorded actions (``MAX_HELD_ACTIONS``, 2,000,000), so that many visitors' long games cannot fill
+the server's memory either.
 
 A message longer than ``LARGE_MESSAGE_BYTES`` (256 KiB) is parsed in a worker process, one at a
 time, within ``PARSE_TIMEOUT`` seconds (``Parser``): parsing JSON holds the GIL, so in a thread it
 would stall the event loop just as long (measured 0.16-0.4 s for a 7 MB save), and its objects
-(about 15 times the text) never enter the server's memory; what comes back has its logs cut.
+(about 15 times the text) never enter the server's memory; what comes back has its logs cut, and
+its long lists come as JSON slices that a worker thread rebuilds one at a time (``pieces``).
 Building a session (a new game, a ``load``, a ``replay_open``) runs in a thread within
-``WORK_TIMEOUT`` seconds, one at a time per connection (``Connection.work``).
+``WORK_TIMEOUT`` seconds, one at a time per connection (``Connection.work``). An outgoing message
+that holds a whole game (``saved``, ``replay_data``) or many events is built and encoded in a worker
+thread, its long lists a slice at a time (``pieces.encode``).
 """
 
 from __future__ import annotations
@@ -35,6 +40,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import gc
 import logging
 import multiprocessing
 import sys
@@ -50,14 +56,17 @@ from fastapi import FastAPI, WebSocket, WebSocketDisconnect
 from fastapi.responses import FileResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel
+from starlette.websockets import WebSocketDisconnected
 
 from uno_env.core.cards import EDITIONS
 from uno_env.core.errors import UnoError
 
+from . import pieces
 from . import protocol as P
 from . import sessions as S
 from .seats import OPPONENT_NOTES, offered
 from .sessions import (
+    MAX_HELD_ACTIONS,
     MAX_SESSIONS_PER_CLIENT,
     RESUME_TIMEOUT,
     ClientError,
@@ -75,6 +84,8 @@ DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8000
 MAX_RESUME_TIMEOUT = 3600.0  # the longest --resume-timeout
 LARGE_MESSAGE_BYTES = 256 * 1024  # longer messages are parsed in the parser process (Parser)
+LARGE_EVENTS = 256  # an outgoing table or frame with more events is encoded in a worker thread (pieces.encode)
+LARGE_REPLIES = ("saved", "replay_data")  # outgoing messages that hold a whole game: always encoded so
 PARSE_TIMEOUT = 30.0  # seconds a large message may wait for and take in the parser process
 log = logging.getLogger("uno_app.web")
 T = TypeVar("T")
@@ -116,10 +127,22 @@ def _leave_with(parent: int) -> None:
     threading.Thread(target=watch, name="parent-watch", daemon=True).start()
 
 
+def parse_apart(text: str) -> tuple[BaseModel, Any]:
+    """In the parser process: the message (``parse_bounded``) without its data, and the data as
+    ``pieces.split`` carries it (long lists as JSON texts, which the server rebuilds a slice at a time:
+    unpickling 100,000 annotations whole held the server's GIL for about a second)."""
+    message = parse_bounded(text)
+    data = getattr(message, "data", None)
+    if data is None:
+        return message, None
+    return message.model_copy(update={"data": None}), pieces.split(data)
+
+
 class Parser:
-    """Reads client messages: one over ``LARGE_MESSAGE_BYTES`` in a worker process (``parse_bounded``:
-    parsed, validated, its logs cut), one at a time, within ``PARSE_TIMEOUT``; others here. The worker
-    exits when the server process does."""
+    """Reads client messages: one over ``LARGE_MESSAGE_BYTES`` in a worker process (``parse_apart``:
+    parsed, validated, its logs cut, its long lists in slices), one at a time, within ``PARSE_TIMEOUT``,
+    its data rebuilt in a worker thread (``pieces.join``); others here. The worker exits when the server
+    process does."""
 
     def __init__(self) -> None:
         self.pool: ProcessPoolExecutor | None = None  # started at the first large message
@@ -135,7 +158,7 @@ class Parser:
                                             initializer=_leave_with, initargs=(os.getpid(),))
         pool = self.pool
         try:
-            return await asyncio.wait_for(asyncio.wrap_future(pool.submit(parse_bounded, text)), PARSE_TIMEOUT)
+            message, data = await asyncio.wait_for(asyncio.wrap_future(pool.submit(parse_apart, text)), PARSE_TIMEOUT)
         except (P.ProtocolError, ClientError):
             raise
         except TimeoutError:
@@ -147,12 +170,25 @@ class Parser:
             raise ClientError("the server's reader of large messages stopped; try again") from None
         except Exception as err:  # e.g. a result nested too deeply to come back
             raise P.ProtocolError(f"this message could not be read ({type(err).__name__})") from None
+        if data is None:
+            return message
+        try:
+            joined = await asyncio.to_thread(pieces.join, data)
+        except (ValueError, RecursionError) as err:  # slices the parser process wrote: not expected
+            raise P.ProtocolError(f"this message could not be read ({type(err).__name__})") from None
+        return message.model_copy(update={"data": joined})
 
     def close(self) -> None:
         """Stop the worker process (queued messages are dropped)."""
         if self.pool is not None:
             self.pool.shutdown(wait=False, cancel_futures=True)
             self.pool = None
+
+
+def _large(message: dict[str, Any]) -> bool:
+    """Whether an outgoing message may be long enough to encode off the event loop (``pieces.encode``)."""
+    events = message.get("events")
+    return message.get("type") in LARGE_REPLIES or isinstance(events, list) and len(events) > LARGE_EVENTS
 
 
 class Connection:
@@ -182,9 +218,17 @@ class Connection:
         return task.result()
 
     async def send(self, message: dict[str, Any]) -> None:
-        """Send one JSON message (one at a time)."""
+        """Send one JSON message (one at a time); a long one is encoded in a worker thread (``pieces.encode``).
+        Raises ``WebSocketDisconnect`` once the browser has gone (also when an earlier send found it gone:
+        Starlette then raises its ``WebSocketDisconnected``, a RuntimeError, which escaped as a traceback)."""
         async with self.send_lock:
-            await self.websocket.send_json(message)
+            try:
+                if _large(message):
+                    await self.websocket.send_text(await asyncio.to_thread(pieces.encode, message))
+                else:
+                    await self.websocket.send_json(message)
+            except WebSocketDisconnected:
+                raise WebSocketDisconnect(code=1006) from None
 
     async def open(self, session: Session, keep_previous: bool = False) -> None:
         """Make ``session`` this tab's session (registered, attached, sent its state)."""
@@ -224,8 +268,8 @@ class Connection:
             replay = session.replay()
             if replay is None:
                 raise ClientError("the replay shows every hand: it is available once the game is over")
-            await self.send({"type": "replay_data", "data": replay.to_dict(), "filename": "uno-replay.json",
-                             "session": session.id})
+            await self.send({"type": "replay_data", "data": await asyncio.to_thread(replay.to_dict),
+                             "filename": "uno-replay.json", "session": session.id})
         elif isinstance(message, P.Resume):
             session = self.registry.get(message.session, message.token)
             if self.session is not None and self.session is not session:
@@ -285,13 +329,14 @@ def allowed_hosts(bound: str, extra: Sequence[str] = ()) -> list[str]:
 
 
 def create_app(*, max_sessions: int = 200, idle_timeout: float = 1800.0, resume_timeout: float = RESUME_TIMEOUT,
-               max_per_client: int = MAX_SESSIONS_PER_CLIENT, sweep_every: float | None = None,
+               max_per_client: int = MAX_SESSIONS_PER_CLIENT, max_actions: int = MAX_HELD_ACTIONS,
+               sweep_every: float | None = None,
                hosts: Sequence[str] | None = None, clock: Callable[[], float] = time.monotonic) -> FastAPI:
     """The web app; ``app.state.registry`` holds its sessions (limits: the module docstring). ``hosts``: the
     ``Host`` names it answers (``allowed_hosts``); None answers any (an embedding that checks hosts itself,
     the in-process tests). ``clock``: the registry's time in seconds (tests inject one)."""
     registry = Registry(max_sessions=max_sessions, idle_timeout=idle_timeout, resume_timeout=resume_timeout,
-                        max_per_client=max_per_client, clock=clock)
+                        max_per_client=max_per_client, max_actions=max_actions, clock=clock)
     sweep = sweep_every if sweep_every is not None else max(1.0, min(60.0, idle_timeout / 4, resume_timeout / 4))
     parser = Parser()
 
@@ -303,6 +348,9 @@ def create_app(*, max_sessions: int = 200, idle_timeout: float = 1800.0, resume_
                 registry.expire()
 
         task = asyncio.create_task(janitor())
+        # What is loaded by now (modules, the app) lives as long as the server: frozen out of the garbage
+        # collector's full collections, which hold the GIL (every connection) while they walk every object.
+        gc.freeze()
         try:
             yield
         finally:
@@ -339,8 +387,8 @@ def create_app(*, max_sessions: int = 200, idle_timeout: float = 1800.0, resume_
             return
         await websocket.accept()
         connection = Connection(websocket, registry)
-        await connection.send({"type": "hello", "version": 1})
         try:
+            await connection.send({"type": "hello", "version": 1})
             while True:
                 raw = await websocket.receive()
                 if raw["type"] == "websocket.disconnect":
@@ -389,6 +437,11 @@ def build_parser() -> argparse.ArgumentParser:
                              f"(default {RESUME_TIMEOUT:.0f})")
     parser.add_argument("--max-per-client", type=int, default=MAX_SESSIONS_PER_CLIENT, metavar="N",
                         help=f"live games one client address may have (default {MAX_SESSIONS_PER_CLIENT})")
+    parser.add_argument("--max-actions", type=int, default=MAX_HELD_ACTIONS, metavar="N",
+                        help=f"recorded actions all held games may keep together (default {MAX_HELD_ACTIONS:,}; about "
+                             "650 bytes each when a PPO seat annotates them); past them a new game evicts closed "
+                             "tabs' games or is refused, and a growing game records no more (a move is refused, "
+                             "a watched game stops), saying why")
     parser.add_argument("--allowed-host", action="append", default=[], metavar="NAME",
                         help="a name the Host header may also give (repeatable), e.g. the name a proxy or a DNS "
                              "record gives this machine; by default only the address it listens on")
@@ -402,10 +455,11 @@ def main(argv: list[str] | None = None) -> None:
     if not 0 <= args.port <= 65535:
         print(f"uno-env serve: error: --port must be 0..65535, got {args.port}", file=sys.stderr)
         raise SystemExit(2)
-    if not args.idle_timeout > 0 or args.max_sessions < 1 or args.max_per_client < 1:
-        print("uno-env serve: error: --idle-timeout, --max-sessions and --max-per-client must be positive",
-              file=sys.stderr)
-        raise SystemExit(2)
+    for name, value in (("--idle-timeout", args.idle_timeout), ("--max-sessions", args.max_sessions),
+                        ("--max-per-client", args.max_per_client), ("--max-actions", args.max_actions)):
+        if not value > 0:
+            print(f"uno-env serve: error: {name} must be positive, got {value}", file=sys.stderr)
+            raise SystemExit(2)
     if not 0 <= args.resume_timeout <= MAX_RESUME_TIMEOUT:
         print(f"uno-env serve: error: --resume-timeout must be 0..{MAX_RESUME_TIMEOUT:.0f} seconds, "
               f"got {args.resume_timeout}", file=sys.stderr)
@@ -414,7 +468,7 @@ def main(argv: list[str] | None = None) -> None:
 
     app = create_app(max_sessions=args.max_sessions, idle_timeout=args.idle_timeout,
                      resume_timeout=args.resume_timeout, max_per_client=args.max_per_client,
-                     hosts=allowed_hosts(args.host, args.allowed_host))
+                     max_actions=args.max_actions, hosts=allowed_hosts(args.host, args.allowed_host))
     config = uvicorn.Config(app, host=args.host, port=args.port, log_level=args.log_level,
                             ws_max_size=P.MAX_MESSAGE_BYTES + 1024)
     server = uvicorn.Server(config)

@@ -41,7 +41,12 @@ A ``Registry`` holds the sessions, so memory stays bounded and closed tabs free 
   registry holds that many evicts the oldest disconnected one, and is refused only when every
   held session is live;
 * each client address has at most ``max_per_client`` live sessions
-  (``MAX_SESSIONS_PER_CLIENT``); beyond that many held, its own oldest disconnected one is evicted.
+  (``MAX_SESSIONS_PER_CLIENT``); beyond that many held, its own oldest disconnected one is evicted;
+* the held sessions keep at most ``max_actions`` recorded actions together (``MAX_HELD_ACTIONS``:
+  a game of ``MAX_REPLAY_ACTIONS`` actions, each annotated as a PPO seat's is, holds about 65 MiB,
+  measured): a new session that does not fit evicts the oldest disconnected ones, else is refused;
+  a growing game asks every ``CROWD_CHECK_EVERY`` actions, and past the bound records no more (a move
+  is refused, a watched game stops), saying why.
 """
 
 from __future__ import annotations
@@ -76,6 +81,8 @@ MAX_REPLAY_ACTIONS = 100_000  # actions of a replay the app opens (a whole game 
 FRAME_TIMEOUT = 20.0  # seconds a replay frame may take (in a worker thread) before the visitor is told
 WORK_TIMEOUT = 30.0  # seconds building a session (new game, load, replay_open) may take in a worker thread
 RESUME_TIMEOUT = 300.0  # seconds a closed connection's session is held for a resume
+MAX_HELD_ACTIONS = 2_000_000  # recorded actions all held sessions keep together (about 650 bytes each, annotated)
+CROWD_CHECK_EVERY = 64  # a growing game asks the registry whether the server has room every this many actions
 MAX_SESSIONS_PER_CLIENT = 8  # live sessions per client address
 Send = Callable[[dict[str, Any]], Awaitable[None]]
 
@@ -86,14 +93,6 @@ class ClientError(ValueError):
 
 class LimitError(ClientError):
     """A valid message whose data is larger than the app takes (``MAX_REPLAY_ACTIONS``)."""
-
-
-def _record(recorder: Recorder, action: int, note: dict[str, Any] | None = None) -> None:
-    """``recorder.step``, refused with ``LimitError`` (nothing changed) once the game holds
-    ``MAX_REPLAY_ACTIONS`` actions."""
-    if len(recorder.actions) >= MAX_REPLAY_ACTIONS:
-        raise LimitError(full_message())
-    recorder.step(action, note)
 
 
 def full_message() -> str:
@@ -212,6 +211,12 @@ class Session:
         self.disconnected_at: float | None = None  # when its connection closed; None while live
         self.closed = False
         self.tasks: set[asyncio.Task[None]] = set()
+        self.crowded: Callable[[], str | None] = lambda: None  # the registry's, once registered: why no room
+
+    @property
+    def weight(self) -> int:
+        """Recorded actions this session holds (what ``Registry.max_actions`` counts)."""
+        return 0
 
     @property
     def live(self) -> bool:
@@ -275,7 +280,32 @@ class Session:
         return None
 
 
-class PlaySession(Session):
+class _Recording(Session):
+    """A session whose game is recorded as it goes (played or watched): bounded per session
+    (``MAX_REPLAY_ACTIONS``) and, with every other session, by the registry (``Registry.max_actions``)."""
+
+    recorder: Recorder
+
+    @property
+    def weight(self) -> int:
+        return len(self.recorder.actions)
+
+    def limit(self) -> str | None:
+        """Why the game may record no more actions now (its own cap, or the server's), or None."""
+        count = len(self.recorder.actions)
+        if count >= MAX_REPLAY_ACTIONS:
+            return full_message()
+        return self.crowded() if count % CROWD_CHECK_EVERY == 0 else None
+
+    def record(self, action: int, note: dict[str, Any] | None = None) -> None:
+        """``recorder.step``, refused with ``LimitError`` (nothing changed) past ``limit``."""
+        stop = self.limit()
+        if stop is not None:
+            raise LimitError(stop)
+        self.recorder.step(action, note)
+
+
+class PlaySession(_Recording):
     """One person against AI opponents; the person's browser sees only ``seat_payload``."""
 
     kind = "play"
@@ -380,11 +410,6 @@ class PlaySession(Session):
     def replay(self) -> Replay | None:
         return self.recorder.replay() if self.game.is_game_over else None
 
-    @property
-    def full(self) -> bool:
-        """The game holds ``MAX_REPLAY_ACTIONS`` actions: it takes no more."""
-        return len(self.recorder.actions) >= MAX_REPLAY_ACTIONS
-
     async def handle(self, message: BaseModel) -> None:
         async with self.lock:
             if isinstance(message, P.Act):
@@ -396,8 +421,8 @@ class PlaySession(Session):
                     raise ClientError("the game is over" if self.game.is_game_over else "the round is not over yet")
                 self.recorder.next_round()
                 await self._step_done(None, None)
-            elif isinstance(message, P.Save):
-                await self.send({"type": "saved", "data": self.save_data(),
+            elif isinstance(message, P.Save):  # built in a worker thread (megabytes at MAX_REPLAY_ACTIONS)
+                await self.send({"type": "saved", "data": await asyncio.to_thread(self.save_data),
                                  "filename": f"uno-{self.game.rules.edition}-round{self.game.round_number}.json"})
             else:
                 await super().handle(message)
@@ -411,7 +436,7 @@ class PlaySession(Session):
             raise ClientError(f"it is not your turn: player {seat} ({self.labels[seat or 0]}) decides now")
         try:
             chosen = game.parse_action(action) if isinstance(action, str) else game.action(action)
-            _record(self.recorder, chosen)
+            self.record(chosen)
         except UnoError as err:
             raise ClientError(str(err)) from None
         await self._step_done(self.human, chosen.text)
@@ -421,7 +446,7 @@ class PlaySession(Session):
         if game.is_round_over or game.current_player != self.human:
             raise ClientError("call UNO during your own turn (before or as you play your second-to-last card)")
         if A.UNO in game.legal_actions():
-            _record(self.recorder, A.UNO)
+            self.record(A.UNO)
             await self._step_done(self.human, "uno")
             return
         self.precalled = True
@@ -453,21 +478,22 @@ class PlaySession(Session):
             if game.is_round_over or seat is None or self.closed:
                 return
             if seat == self.human:
-                if game.phase.text == "uno" and self.precalled and not self.full:
-                    _record(self.recorder, A.UNO)
+                if game.phase.text == "uno" and self.precalled and self.limit() is None:
+                    self.record(A.UNO)
                     self.precalled = False
                     self.decisions += 1
                     actor, action = seat, "uno"
                     continue
                 return
-            if self.full:  # the AI seats stop at the cap too (the person's moves are refused)
-                self.error = full_message()
+            stop = self.limit()
+            if stop is not None:  # the AI seats stop at the cap too (the person's moves are refused)
+                self.error = stop
                 await self.send(self.table())
                 return
             ai = self.seats[seat]
             try:
                 chosen, note = await asyncio.to_thread(decide, ai, game, seat)
-                _record(self.recorder, chosen, note)
+                self.recorder.step(chosen, note)
             except Exception as err:  # an agent's bug must not take the server down
                 log.exception("AI seat %s failed", seat)
                 self.error = f"player {seat} ({self.labels[seat]}) failed: {type(err).__name__}: {err}"
@@ -489,13 +515,13 @@ class PlaySession(Session):
     async def _uno_timeout(self, decision: int, seconds: float) -> None:
         await asyncio.sleep(seconds)
         async with self.lock:
-            if self.closed or self.decisions != decision or self.full:
+            if self.closed or self.decisions != decision or self.limit() is not None:
                 return
-            _record(self.recorder, A.NO_UNO)
+            self.record(A.NO_UNO)
             await self._step_done(self.human, "no-uno")
 
 
-class WatchSession(Session):
+class WatchSession(_Recording):
     """AI against AI at a chosen pace; every hand is shown (no person sits at the table)."""
 
     kind = "watch"
@@ -565,8 +591,9 @@ class WatchSession(Session):
     async def _run(self) -> None:
         game = self.game
         while not game.is_game_over:
-            if len(self.recorder.actions) >= MAX_REPLAY_ACTIONS:  # the watched game stops, and says so
-                await self.send({"type": "error", "message": full_message(), "request": None})
+            stop = self.limit()
+            if stop is not None:  # the watched game stops, and says so
+                await self.send({"type": "error", "message": stop, "request": None})
                 return
             await self.running.wait()
             if self.sender is None:  # nobody watching: wait for a resume
@@ -580,7 +607,7 @@ class WatchSession(Session):
                     seat = game.current_player
                     assert seat is not None
                     chosen, note = await asyncio.to_thread(decide, self.seats[seat], game, seat)
-                    _record(self.recorder, chosen, note)
+                    self.recorder.step(chosen, note)  # limit() was checked at the top of this turn; only _run records here
                     message = self.frame(seat, str(game.action(chosen)), note)
                 await self.send(message)
                 self.touch()
@@ -661,6 +688,10 @@ class ReplaySession(Session):
                               "try again in a moment, or a nearer position")
         return task.result()
 
+    @property
+    def weight(self) -> int:
+        return len(self.replay_data.actions)
+
     def snapshot(self) -> dict[str, Any]:
         return self.frame(self.index)
 
@@ -704,8 +735,9 @@ class Registry:
 
     def __init__(self, max_sessions: int = 200, idle_timeout: float = 1800.0, *,
                  resume_timeout: float = RESUME_TIMEOUT, max_per_client: int = MAX_SESSIONS_PER_CLIENT,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+                 max_actions: int = MAX_HELD_ACTIONS, clock: Callable[[], float] = time.monotonic) -> None:
         self.max_sessions = max_sessions
+        self.max_actions = max_actions
         self.idle_timeout = idle_timeout
         self.resume_timeout = resume_timeout
         self.max_per_client = max_per_client
@@ -730,6 +762,17 @@ class Registry:
         if len(others) >= self.max_sessions and not self._evict_oldest_disconnected(others):
             session.close()
             raise ClientError(f"the server holds its maximum of {self.max_sessions} live games; try again later")
+        while True:
+            others = [s for s in self.sessions.values() if s is not replacing]
+            held = sum(s.weight for s in others)
+            if held + session.weight <= self.max_actions:
+                break
+            if not self._evict_oldest_disconnected(others):
+                session.close()
+                raise ClientError(f"this game's {session.weight} recorded actions do not fit beside the {held} the "
+                                  f"server's games hold (at most {self.max_actions} together); try again later, or "
+                                  "open a shorter replay")
+        session.crowded = self.crowded
         session.clock = self.clock
         session.client = client
         session.touch()
@@ -743,6 +786,13 @@ class Registry:
         self.remove(min(waiting, key=lambda s: s.disconnected_at or 0.0))
         self.evicted += 1
         return True
+
+    def crowded(self) -> str | None:
+        """Why a growing game may record no more actions (the sessions hold ``max_actions``), or None."""
+        if sum(s.weight for s in self.sessions.values()) < self.max_actions:
+            return None
+        return (f"the server's games hold {self.max_actions} recorded actions together, the most it keeps "
+                "(--max-actions); this game goes on once others end or expire")
 
     def get(self, session_id: str, token: str) -> Session:
         """The session with this id and token; raises ``ClientError``."""
@@ -775,4 +825,5 @@ class Registry:
         return {"sessions": len(self.sessions), "live": sum(s.live for s in self.sessions.values()),
                 "by_kind": kinds, "expired": self.expired, "evicted": self.evicted,
                 "max_sessions": self.max_sessions, "max_per_client": self.max_per_client,
+                "held_actions": sum(s.weight for s in self.sessions.values()), "max_actions": self.max_actions,
                 "idle_timeout": self.idle_timeout, "resume_timeout": self.resume_timeout}

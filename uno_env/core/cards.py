@@ -14,10 +14,11 @@ An edition is data: its color names and letters, its special wild, and its card 
 
 from __future__ import annotations
 
+import operator
 import reprlib
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, SupportsIndex, cast
 
 from .errors import CardCodeError, DeckError
 
@@ -68,9 +69,33 @@ def is_table_size(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and MIN_PLAYERS <= value <= MAX_PLAYERS
 
 
+def integer_scalar(value: object) -> int | None:
+    """``value`` as an int when it is one integer: a Python int or an integer scalar of another library
+    (numpy's ``int64``, a 0-d integer array or tensor). None for a bool (of any library), a float, an
+    array of any other shape (``np.array([55])``, ``torch.tensor([55])``) and anything else: one rule for
+    every library's numbers, wherever an id, a seat or a count is read."""
+    if isinstance(value, int):
+        return None if isinstance(value, bool) else int(value)
+    if (isinstance(value, float) or not hasattr(value, "__index__") or getattr(value, "ndim", 0) != 0
+            or str(getattr(value, "dtype", "")) in ("bool", "torch.bool")):
+        return None
+    try:
+        return operator.index(cast(SupportsIndex, value))
+    except TypeError:  # numpy and torch raise it for float arrays
+        return None
+
+
 def short_repr(value: object) -> str:
     """``repr`` cut short (depth and length), safe on huge or deeply nested input; for error messages."""
     return _SHORT.repr(value)
+
+
+def short_list(values: Sequence[object], most: int = 5) -> str:
+    """The first ``most`` values (strings as they are, each cut short), then how many more: for error
+    messages naming the unknown keys of untrusted data, which may number millions."""
+    shown = [v[:40] if isinstance(v, str) else short_repr(v) for v in values[:most]]
+    more = len(values) - len(shown)
+    return ", ".join(shown) + (f" and {more} more" if more > 0 else "")
 
 
 _SHORT = reprlib.Repr()

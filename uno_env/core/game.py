@@ -24,7 +24,8 @@ The position itself is ``game.state``, a ``GameState`` (``state.py``) with docum
 fields; ``Game.from_state(state)`` plays on from one, ``game.check()`` checks its invariants
 (``checks.py``). The event log is bounded: a game keeps its last ``log_limit`` events (default
 ``DEFAULT_LOG_LIMIT``, 50,000: a few MB; ``None`` keeps every event, ``0`` none), dropping the
-oldest in chunks; ``game.log_length`` counts every event since the game (or its load) began,
+oldest in chunks as it plays and at once when a longer log is loaded (``from_state``, ``from_dict``,
+which reads only the entries it keeps); ``game.log_length`` counts every event since the game (or its load) began,
 and ``events(seat, since=i)`` reads from event number ``i`` on.
 
 Rulings where RULES.md leaves room (documented, tested):
@@ -49,10 +50,9 @@ Rulings where RULES.md leaves room (documented, tested):
 
 from __future__ import annotations
 
-import operator
 import random
 from collections.abc import Sequence
-from typing import Any, SupportsIndex, cast
+from typing import Any, cast
 
 from . import actions as A
 from .actions import Action, action_table, parse_action
@@ -72,6 +72,7 @@ from .cards import (
     WILD_DRAW_FOUR,
     Edition,
     deck_from_codes,
+    integer_scalar,
     short_repr,
     top_rank,
 )
@@ -189,7 +190,9 @@ class Game:
     @classmethod
     def from_state(cls, state: GameState, *, check: bool = True, log_limit: int | None = DEFAULT_LOG_LIMIT) -> Game:
         """A game that plays on from ``state`` (taken over, not copied: pass ``state.copy()`` to
-        keep yours). ``check=False`` skips ``check_state``, for states known to be valid (search)."""
+        keep yours). ``check=False`` skips ``check_state``, for states known to be valid (search).
+        A log longer than ``log_limit`` is cut to its last ``log_limit`` events at once (``log_length``
+        still counts the dropped ones), so a game is bounded from the moment it is built."""
         if check:
             check_state(state)
         elif not isinstance(state, GameState):
@@ -197,6 +200,7 @@ class Game:
         game = cls.__new__(cls)
         game._setup(state.rules, log_limit)
         game._attach(state)
+        game._trim_log()
         return game
 
     def _attach(self, state: GameState) -> None:
@@ -477,15 +481,11 @@ class Game:
         if isinstance(action, str):
             return parse_action(self.edition, action)
         # an integer scalar of another library (numpy's int64, a 0-d integer array or tensor) is an id;
-        # a bool, a float (also as a 0-d array) or an array of several ids is not
-        wrong = ActionTextError(
-            f"an action is an Action, an int id or its text, got {type(action).__name__} {short_repr(action)}")
-        if isinstance(action, bool) or isinstance(action, float) or not hasattr(action, "__index__"):
-            raise wrong
-        try:
-            index = operator.index(cast(SupportsIndex, action))
-        except TypeError:  # numpy and torch raise it for float and multi-element arrays
-            raise wrong from None
+        # a bool, a float (also as a 0-d array) or an array of ids (of any length) is not
+        index = integer_scalar(action)
+        if index is None:
+            raise ActionTextError(
+                f"an action is an Action, an int id or its text, got {type(action).__name__} {short_repr(action)}")
         if 0 <= index < A.NUM_ACTIONS:
             return self._actions[index]
         raise IllegalActionError(f"action ids are 0..{A.NUM_ACTIONS - 1}, got {index}")
@@ -1161,8 +1161,17 @@ class Game:
 
     @classmethod
     def from_dict(cls, data: object, *, log_limit: int | None = DEFAULT_LOG_LIMIT) -> Game:
-        """Rebuild a game saved with ``to_dict``; raises ``StateError`` when malformed."""
-        return cls.from_state(state_from_dict(data), check=False, log_limit=log_limit)
+        """Rebuild a game saved with ``to_dict``; raises ``StateError`` when malformed. A saved log longer
+        than ``log_limit`` is cut to its last ``log_limit`` entries before any entry is read (the dropped
+        ones are counted in ``log_length``, never parsed), so loading costs what the kept log costs."""
+        dropped = 0
+        if isinstance(data, dict) and isinstance(data.get("log"), list) and type(log_limit) is int and log_limit >= 0:
+            dropped = max(0, len(data["log"]) - log_limit)
+            if dropped:
+                data = {**data, "log": data["log"][dropped:]}
+        state = state_from_dict(data)
+        state.log_start = dropped
+        return cls.from_state(state, check=False, log_limit=log_limit)
 
     def __repr__(self) -> str:
         return (
@@ -1172,7 +1181,8 @@ class Game:
 
 
 def _checked_int(value: object, what: str) -> int:
-    """``value`` as an int (a Python or numpy integer, not a bool or float); else ``RulesError``."""
-    if isinstance(value, bool) or isinstance(value, float) or not hasattr(value, "__index__"):
+    """``value`` as an int (``integer_scalar``: a Python or numpy integer, not a bool or float); else ``RulesError``."""
+    index = integer_scalar(value)
+    if index is None:
         raise RulesError(f"{what}, got {type(value).__name__} {short_repr(value)}")
-    return operator.index(cast(SupportsIndex, value))
+    return index

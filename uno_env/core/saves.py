@@ -44,7 +44,7 @@ from __future__ import annotations
 import random
 from typing import Any, NoReturn, TypedDict
 
-from .cards import EDITIONS, SPECIAL_WILD, Edition, short_repr
+from .cards import EDITIONS, SPECIAL_WILD, Edition, short_list, short_repr
 from .checks import check_state
 from .errors import StateError, UnoError
 from .events import EVENT_FIELDS, SIGNED_OTHER, Event
@@ -228,9 +228,9 @@ def _read(data: Any) -> GameState:
     if not isinstance(data, dict):
         _fail("top level", f"must be a mapping, got {type(data).__name__}")
     missing = [k for k in KEYS if k not in data]
-    unknown = [k if isinstance(k, str) and len(k) <= 40 else short_repr(k) for k in data if k not in KEYS and k != "log"]
+    unknown = [k for k in data if k not in KEYS and k != "log"]
     if missing or unknown:
-        _fail("keys", f"missing {missing}, unknown {unknown}; expected {list(KEYS)} and optional 'log'")
+        _fail("keys", f"missing {missing}, unknown [{short_list(list(map(short_repr, unknown)))}]; expected {list(KEYS)} and optional 'log'")
     fmt, version = data["format"], data["version"]
     if fmt != STATE_FORMAT or version != STATE_VERSION or isinstance(version, bool):
         _fail("format/version", f"expected {STATE_FORMAT!r} version {STATE_VERSION}, got "

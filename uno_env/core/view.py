@@ -50,12 +50,11 @@ round_winner      the seat that went out, once the round is over; ``winners`` of
 
 from __future__ import annotations
 
-import operator
 from collections.abc import Sequence
-from typing import NamedTuple, SupportsIndex, TypedDict, cast
+from typing import NamedTuple, TypedDict
 
 from .actions import Action
-from .cards import EDITIONS, NUM_KINDS, WILD_DRAW_FOUR, Edition, short_repr
+from .cards import EDITIONS, NUM_KINDS, WILD_DRAW_FOUR, Edition, integer_scalar, short_repr
 from .errors import SeatError
 from .rules import Rules, RulesDict
 from .state import GameState, Phase, PublicState
@@ -89,13 +88,8 @@ _ROUND_OVER = Phase.ROUND_OVER
 
 def checked_seat(seat: object, num_players: int) -> int:
     """``seat`` as an int if it is a seat of the table (an int or numpy integer, not a bool); else ``SeatError``."""
-    try:
-        if isinstance(seat, bool):
-            raise TypeError
-        index = operator.index(cast(SupportsIndex, seat))
-    except TypeError:
-        index = -1
-    if not 0 <= index < num_players:
+    index = integer_scalar(seat)
+    if index is None or not 0 <= index < num_players:
         raise SeatError(f"seat must be 0..{num_players - 1}, got {short_repr(seat)}")
     return index
 
