@@ -14,7 +14,9 @@ that two people benchmarking the same agent get the same card and different agen
 be compared:
 
 * the reference pool, in order: ``random``, ``simple``, ``rule``, ``ismcts:iterations=25`` and
-  ``ppo`` (the shipped checkpoint for the table, as everywhere);
+  ``ppo``, pinned by the protocol to the checkpoint that was the table's default when the version
+  was fixed (``Protocol.pinned_ppo``: ``classic_2p_points`` at classic 2 players, ``classic_points``
+  at classic 3-4, ``universal`` at every other table), so that a newer default changes no card;
 * the rounds played against each reference: 10,000 (2,000 against ISMCTS), or with ``quick``
   1,000 (100 against ISMCTS); a count is rounded up to whole deals;
 * the seed (``PROTOCOL_SEED``) and the tournament harness's rules of play
@@ -84,6 +86,17 @@ class Protocol:
     )
     anchor: str = RATING_ANCHOR[0]  # a reference's spec: its mu is shifted to ``anchor_mu``
     anchor_mu: float = RATING_ANCHOR[1]
+    # The shipped checkpoint the ``ppo`` reference plays, per (edition, players); ``pinned_ppo_default`` elsewhere.
+    pinned_ppo: tuple[tuple[str, int, str], ...] = (
+        ("classic", 2, "classic_2p_points"), ("classic", 3, "classic_points"), ("classic", 4, "classic_points"))
+    pinned_ppo_default: str = "universal"
+
+    def reference_spec(self, spec: str, edition: str, players: int) -> str:
+        """The spec a reference plays at a table: ``ppo`` as the checkpoint the protocol pins, others as they are."""
+        if spec != "ppo":
+            return spec
+        pins = {(e, n): name for e, n, name in self.pinned_ppo}
+        return f"ppo:{pins.get((edition, players), self.pinned_ppo_default)}"
 
     def __post_init__(self) -> None:
         specs = [r.spec for r in self.references]
@@ -246,8 +259,9 @@ def _table(spec: str, label: str, rules: Rules, protocol: Protocol, quick: bool,
     results = []
     ref_labels = []
     for ref in protocol.references:
-        opponent = make_agent(ref.spec, edition=rules.edition, num_players=n)
-        ref_labels.append(agent_label(ref.spec, opponent))
+        played = protocol.reference_spec(ref.spec, rules.edition, n)
+        opponent = make_agent(played, edition=rules.edition, num_players=n)
+        ref_labels.append(agent_label(played, opponent))
         results.append(evaluate([spec] + [opponent] * (n - 1), rules, ref.quick_rounds if quick else ref.rounds,
                                 labels=["agent"] + ["reference"] * (n - 1), seed=protocol.seed, workers=workers,
                                 progress=progress, check=check))

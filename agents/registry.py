@@ -4,7 +4,7 @@
 >>> make_agent("rule:challenge=false")
 RuleAgent(challenge=False, urrrhhh_min=5, greyskull_trigger=1)
 >>> make_agent("ppo", edition="classic", num_players=4).label  # the shipped checkpoint for that table
-'classic_points'
+'classic_4p_points'
 >>> make_agent("os:system:command=true")  # from a file: no imports
 Traceback (most recent call last):
 ...

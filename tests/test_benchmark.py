@@ -53,6 +53,21 @@ def test_the_protocol_is_the_issues_and_changing_it_needs_a_new_version() -> Non
     assert Protocol() == PROTOCOL and TINY != PROTOCOL
 
 
+def test_the_ppo_reference_is_pinned_by_the_protocol_not_by_todays_default() -> None:
+    from agents.registry import shipped_checkpoint
+
+    assert PROTOCOL.reference_spec("ppo", "classic", 2) == "ppo:classic_2p_points"
+    assert PROTOCOL.reference_spec("ppo", "classic", 4) == "ppo:classic_points"
+    assert PROTOCOL.reference_spec("ppo", "classic", 6) == "ppo:universal"
+    assert PROTOCOL.reference_spec("ppo", "monster_high", 2) == "ppo:universal"
+    assert PROTOCOL.reference_spec("rule", "classic", 4) == "rule"
+    # the default moved on (a checkpoint shipped later plays ppo at 4 and 6 players); uno-bench/1's cards did not
+    assert shipped_checkpoint("classic", 4).stem != "classic_points"  # type: ignore[union-attr]
+    card = benchmark("simple", players=[4], quick=True, protocol=replace(TINY_RULE, references=(
+        Reference("rule", 4, 4), Reference("ppo", 4, 4))))
+    assert card.tables[0].references[-1].label == "ppo[classic_points]"
+
+
 @pytest.mark.parametrize(("references", "message"), [
     ((), "distinct references"),
     ((Reference("rule", 2, 2), Reference("rule", 4, 4)), "distinct references"),

@@ -141,8 +141,8 @@ def main(argv: list[str] | None = None, prog: str = "uno-env demo") -> None:
         raise SystemExit(stopped.exit_code) from None
     print()
     print(table)
-    print("\n`--agents ppo` plays shipped-classic_2p_points at 2 players and classic_points at 3-4; per-edition and "
-          "larger-table figures: docs/agents.md")
+    print("\n`--agents ppo` plays shipped-classic_2p_points at 2 players, classic_points at 3 and classic_4p_points "
+          "at 4; per-edition and larger-table figures: docs/agents.md")
 
 
 if __name__ == "__main__":
