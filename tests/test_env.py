@@ -709,6 +709,17 @@ def test_unknown_keyword_is_a_type_error_and_a_rules_error_wherever_the_env_take
     if HAS_PETTINGZOO_REGISTRY:
         with pytest.raises(TypeError, match="unknown rule option.*frameskip"):
             pettingzoo.make("aec", uno_env.ENV_ID, num_players=2, frameskip=4)
+    from pettingzoo.utils.conversions import turn_based_aec_to_parallel
+
+    with pytest.raises(TypeError, match="unknown rule option.*frameskip"):  # the documented parallel env
+        turn_based_aec_to_parallel(uno_env.env(num_players=2, frameskip=4))
+    with pytest.raises(TypeError, match="unknown rule option.*frameskip"):
+        gymnasium.make("uno_env.single_agent:" + uno_env.GYM_ID, frameskip=4)
+    for rules_call in (lambda: Rules(frameskip=4), lambda: Rules().replace(frameskip=4)):
+        with pytest.raises(UnknownOptionError, match="unexpected keyword argument 'frameskip'"):
+            rules_call()
+    with pytest.raises(TypeError, match="frameskip"):
+        uno_env.rllib_observations(uno_env.env(num_players=2), frameskip=4)  # Python's own error: it takes none
 
 
 def test_unknown_keyword_message_has_pythons_wording_that_torchrl_matches() -> None:
