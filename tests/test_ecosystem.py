@@ -139,3 +139,27 @@ def test_rllib_observations_key_the_env_for_rllibs_masking_module() -> None:
         aec.step(None if term or trunc else int(legal[0]))
         if not term and not trunc:
             assert aec.observation_space(aec.agent_selection).contains(aec.observe(aec.agent_selection))
+
+
+def test_the_examples_score_tells_a_policy_that_plays_its_cards_from_one_that_draws() -> None:
+    # examples/ecosystem/against_random.py, each ecosystem example's score: the greedy policy over
+    # per-action scores against uniform random play, with a Wilson interval. It must separate a policy
+    # that plays a card whenever one plays (and calls UNO, catches) from one that draws instead.
+    import importlib.util
+
+    path = Path(__file__).resolve().parent.parent / "examples" / "ecosystem" / "against_random.py"
+    spec = importlib.util.spec_from_file_location("against_random", path)
+    assert spec is not None and spec.loader is not None
+    scoring = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(scoring)
+    from uno_env.core.actions import CATCH, DRAW, KEEP, NUM_ACTIONS, UNO
+
+    cards_first = np.zeros(NUM_ACTIONS)
+    cards_first[:DRAW] = 1.0
+    cards_first[[UNO, CATCH]] = 1.0
+    cards_first[[DRAW, KEEP]] = -1.0
+    won, played, low, high = scoring.win_rate_against_random(lambda obs, mask: cards_first, games=60, seed=5)
+    assert played == 60 and low > 0.5  # measured: 60 of 60
+    won, played, low, high = scoring.win_rate_against_random(lambda obs, mask: -cards_first, games=20, seed=5,
+                                                             max_decisions=400)
+    assert played == 20 and high < 0.5  # draws whenever it may: it rarely goes out (measured: 0 of 20)
