@@ -2,7 +2,7 @@
 
 Run (``eco`` extra; ``pip install torch==2.13.0`` first)::
 
-    python examples/ecosystem/torchrl_ppo.py --batches 16
+    python examples/ecosystem/torchrl_ppo.py --batches 64
 
 ``import uno_env`` registers the Gymnasium id (also when Gymnasium is imported later, as TorchRL
 does inside ``GymEnv``). The single-agent env puts the legal actions in ``info["action_mask"]``;
@@ -16,11 +16,12 @@ action against that random play after training, with its 95% Wilson interval
 (``against_random.py``). ``tests/test_ecosystem_torchrl.py`` runs it short (collects legal actions
 only, updates the actor, scores it).
 
-Learns, but not reliably at this budget. Measured 2026-12-04 on 2 shared cores (load 5-9), the
-greedy policy against uniform random play over 100-200 rounds: seed 0, 8 batches of 1,024 from one
-env: 199 of 200 won; seed 1, 16 batches from 8 envs (the defaults): 98 of 100; seeds 2 and 3, the
-defaults: 0 and 12 of 100 (their batches' mean reward stayed at 0: few rounds ended within
-``max_turns``). 16 batches took 67-165 s there. A hand-written torch PPO of the same shape on
+Learns, but not reliably. Measured 2026-12-04 on 2 shared cores, the greedy policy against uniform
+random play over 100-200 rounds: 64 batches of 1,024 from 8 envs (the defaults; 76-95 s at load 3-5):
+seeds 2 and 3 won 99 of 100, seed 0 won 0 (its sampled policy too: it collapsed onto losing play);
+16 batches (67-165 s at load 5-9): seed 1 won 98 of 100, seeds 2 and 3 won 0 and 12 (their batches'
+mean reward stayed at 0: few rounds ended within ``max_turns``); one env, 8 batches, seed 0: 199 of
+200. So no test asserts that it learns. A hand-written torch PPO of the same shape on
 ``SingleAgentEnv`` (8 envs, rollouts of 128, GAE 0.95, 4 epochs of 256-step minibatches, 64x64 tanh,
 advantages normalized per minibatch) won 198 of 200 greedy rounds after 4,096 steps (seed 1) and 199
 of 200 after 20,480 (seed 0), so the env can be learned at this budget; what makes this recipe
@@ -56,7 +57,7 @@ NUM_ACTIONS = 80
 class Args:
     """The run's settings."""
 
-    batches: int = 16
+    batches: int = 64
     """Collected batches (each ``frames_per_batch`` learner steps, then PPO epochs)."""
     frames_per_batch: int = 1_024
     """Learner steps per batch (over all envs)."""
