@@ -139,3 +139,57 @@ def test_rllib_observations_key_the_env_for_rllibs_masking_module() -> None:
         aec.step(None if term or trunc else int(legal[0]))
         if not term and not trunc:
             assert aec.observation_space(aec.agent_selection).contains(aec.observe(aec.agent_selection))
+
+
+def test_the_examples_score_tells_a_policy_that_plays_its_cards_from_one_that_draws() -> None:
+    # examples/ecosystem/against_random.py, each ecosystem example's score: the greedy policy over
+    # per-action scores against uniform random play, with a Wilson interval. It must separate a policy
+    # that plays a card whenever one plays (and calls UNO, catches) from one that draws instead.
+    import importlib.util
+
+    path = Path(__file__).resolve().parent.parent / "examples" / "ecosystem" / "against_random.py"
+    spec = importlib.util.spec_from_file_location("against_random", path)
+    assert spec is not None and spec.loader is not None
+    scoring = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(scoring)
+    from uno_env.core.actions import CATCH, DRAW, KEEP, NUM_ACTIONS, UNO
+
+    cards_first = np.zeros(NUM_ACTIONS)
+    cards_first[:DRAW] = 1.0
+    cards_first[[UNO, CATCH]] = 1.0
+    cards_first[[DRAW, KEEP]] = -1.0
+    won, played, low, high = scoring.win_rate_against_random(lambda obs, mask: cards_first, games=60, seed=5)
+    assert played == 60 and low > 0.5  # measured: 60 of 60
+    won, played, low, high = scoring.win_rate_against_random(lambda obs, mask: -cards_first, games=20, seed=5,
+                                                             max_decisions=400)
+    assert played == 20 and high < 0.5  # draws whenever it may: it rarely goes out (measured: 0 of 20)
+
+
+def test_the_version_matrix_on_the_ecosystem_page_is_what_this_venv_resolved() -> None:
+    # docs/ecosystem.md's matrix comes from `pip freeze` of .venv and .venv-eco. Here: the column of
+    # the venv this runs in (.venv-eco where Tianshou is installed), for every package whose version
+    # the pins decide (numpy, and gymnasium / pettingzoo in .venv, are unpinned: left to the dated freeze).
+    import importlib.metadata
+    import importlib.util
+
+    page = (Path(__file__).resolve().parent.parent / "docs" / "ecosystem.md").read_text(encoding="utf-8")
+    section = page.split("## Tested version matrix", 1)[1].split("\n## ", 1)[0]
+    rows = [[cell.strip() for cell in line.strip("|").split("|")] for line in section.splitlines()
+            if line.startswith("| ") and not line.startswith("| package")]
+    eco = importlib.util.find_spec("tianshou") is not None
+    unpinned = {"numpy", "rlcard", "open_spiel"} | (set() if eco else {"gymnasium", "pettingzoo"})
+    checked = []
+    for names, main, in_eco in rows:
+        cell = in_eco if eco else main
+        if cell.startswith("-"):
+            continue
+        for name, version in zip(names.split(" / "), cell.split(" / "), strict=True):
+            name = re.sub(r"\[.*?\]|\(.*|`.*", "", name).strip()
+            if name in unpinned:
+                continue
+            documented = version.split()[0]
+            assert importlib.metadata.version(name).split("+")[0] == documented.split("+")[0], name
+            checked.append(name)
+    assert {"torch", "stable-baselines3", "sb3-contrib"} <= set(checked)
+    if eco:
+        assert {"gymnasium", "pettingzoo", "ray", "tianshou", "agilerl", "torchrl", "supersuit"} <= set(checked)

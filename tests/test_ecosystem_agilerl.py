@@ -91,3 +91,32 @@ def test_agilerl_ippo_on_the_parallel_api_reads_the_masks_from_the_infos_and_lea
     assert any(not torch.equal(b, p) for b, p in zip(before, agent.actors["player"].parameters(), strict=True))
     won, played = example.win_rate(agent, rounds=2, max_turns=100, seed=10_000)
     assert played == 2 and 0 <= won <= 2
+
+
+def test_the_agilerl_ppo_example_learns_to_beat_uniform_random_play(monkeypatch: pytest.MonkeyPatch) -> None:
+    # examples/ecosystem/agilerl_ppo.py with its defaults: AgileRL's PPO, collect_rollouts and learn on
+    # gymnasium.make_vec("uno_env/UnoSingleAgent-v0") (the mask reaches get_action through the infos),
+    # 64 updates of 1,024 learner steps against uniform random play. Then the greedy policy against
+    # uniform random play over 100 rounds (seats rotated, duplicate deals): the 95% Wilson interval's
+    # low end is above one half. Measured with these settings on 2 shared cores at load 2-6: seeds 0-3
+    # won 92, 97, 92 and 99 of 100 (Wilson low 0.85-0.95) after 34-83 s of training.
+    import importlib.util
+    import sys
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parent.parent / "examples" / "ecosystem" / "agilerl_ppo.py"
+    monkeypatch.syspath_prepend(str(path.parent))  # the example imports its sibling against_random.py
+    spec = importlib.util.spec_from_file_location("agilerl_ppo_example", path)
+    assert spec is not None and spec.loader is not None
+    example = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, spec.name, example)  # dataclasses look their module up there
+    spec.loader.exec_module(example)
+    torch.set_num_threads(1)
+    args = example.Args()
+    torch.manual_seed(args.seed)
+    np.random.seed(args.seed)
+    envs = example.make_envs(args)
+    agent = example.build_agent(envs, args)
+    example.train(agent, envs, args)
+    won, played, low, high = example.win_rate(agent, envs, rounds=100, seed=10_000)
+    assert played == 100 and low > 0.5, (won, played, low, high)

@@ -65,11 +65,12 @@ def test_pettingzoo_wrapper_with_mask_takes_only_legal_actions() -> None:
     assert bool(rollout[("next", "done")].any())  # episodes ended (cut at 100 turns) and were reset
 
 
-def test_the_torchrl_ppo_example_collects_masked_actions_and_updates_the_actor() -> None:
+def test_the_torchrl_ppo_example_collects_masked_actions_and_updates_the_actor(monkeypatch: pytest.MonkeyPatch) -> None:
     import importlib.util
     from pathlib import Path
 
     path = Path(__file__).resolve().parent.parent / "examples" / "ecosystem" / "torchrl_ppo.py"
+    monkeypatch.syspath_prepend(str(path.parent))  # the example imports its sibling against_random.py
     spec = importlib.util.spec_from_file_location("torchrl_ppo_example", path)
     assert spec is not None and spec.loader is not None
     example = importlib.util.module_from_spec(spec)
@@ -84,3 +85,5 @@ def test_the_torchrl_ppo_example_collects_masked_actions_and_updates_the_actor()
     before = [p.detach().clone() for p in actor.parameters()]
     example.train(actor, critic, example.Args(batches=1, frames_per_batch=128, epochs=1, minibatch=64, hidden=16))
     assert any(not torch.equal(b, p) for b, p in zip(before, actor.parameters(), strict=True))
+    won, played, low, high = example.win_rate(actor, rounds=4, seed=10_000)  # the example's score runs
+    assert played == 4 and 0 <= won <= 4 and 0 <= low <= high <= 1

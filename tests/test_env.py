@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import importlib.abc
 import pickle
 import random
 import subprocess
@@ -192,6 +193,51 @@ def test_the_registration_hook_keeps_the_libraries_own_loaders_and_removes_itsel
             "print(len(hooks()), uno_env.GYM_ID in gymnasium.registry)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["1", "1", "_frozen_importlib_external", "True", "0", "True"]
+
+
+def test_the_registration_hook_asks_the_other_finders_and_changes_no_imported_module() -> None:
+    import json
+
+    calls: list[str] = []
+    hook = uno_env._RegisterOnImport({"json": lambda: calls.append("json"), "csv": lambda: calls.append("csv")})
+    spec = hook.find_spec("json")
+    # A fresh spec from the path finders: json's own spec and loader (json is imported) stay as they were.
+    assert spec is not None and spec is not json.__spec__ and type(spec.loader).__name__ == "_ThenRegister"
+    assert type(json.__spec__.loader).__name__ == "SourceFileLoader" and calls == []
+    assert hook.find_spec("xml") is None  # not pending: not its business
+
+    class Nested(importlib.abc.MetaPathFinder):
+        """A finder that, while asked for csv, looks json up through the hook (another thread, a nested import)."""
+
+        seen: list[object] = []
+
+        def find_spec(self, fullname: str, path: object = None, target: object = None) -> None:
+            if fullname == "csv":
+                self.seen.append(hook.find_spec("json"))
+
+    nested = Nested()
+    sys.meta_path.insert(0, nested)
+    try:
+        assert hook.find_spec("csv") is not None
+    finally:
+        sys.meta_path.remove(nested)
+    assert Nested.seen and Nested.seen[0] is not None  # answered during the other lookup too
+
+
+def test_a_registration_that_fails_warns_and_the_library_still_imports() -> None:
+    code = ("import sys, warnings, uno_env\n"
+            "def broken():\n"
+            "    raise RuntimeError('no registry here')\n"
+            "[hook] = [f for f in sys.meta_path if type(f).__name__ == '_RegisterOnImport']\n"
+            "hook.pending['gymnasium'] = broken\n"
+            "with warnings.catch_warnings(record=True) as caught:\n"
+            "    warnings.simplefilter('always')\n"
+            "    import gymnasium\n"
+            "print(gymnasium.__name__, [str(w.message).split(':')[0] for w in caught if w.category is RuntimeWarning])\n"
+            "import pettingzoo\n"
+            "print(len([f for f in sys.meta_path if type(f).__name__ == '_RegisterOnImport']))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.splitlines() == ["gymnasium ['uno_env could not register its env ids with gymnasium']", "0"]
 
 
 def test_importing_uno_env_does_not_import_pettingzoo() -> None:
@@ -709,6 +755,17 @@ def test_unknown_keyword_is_a_type_error_and_a_rules_error_wherever_the_env_take
     if HAS_PETTINGZOO_REGISTRY:
         with pytest.raises(TypeError, match="unknown rule option.*frameskip"):
             pettingzoo.make("aec", uno_env.ENV_ID, num_players=2, frameskip=4)
+    from pettingzoo.utils.conversions import turn_based_aec_to_parallel
+
+    with pytest.raises(TypeError, match="unknown rule option.*frameskip"):  # the documented parallel env
+        turn_based_aec_to_parallel(uno_env.env(num_players=2, frameskip=4))
+    with pytest.raises(TypeError, match="unknown rule option.*frameskip"):
+        gymnasium.make("uno_env.single_agent:" + uno_env.GYM_ID, frameskip=4)
+    for rules_call in (lambda: Rules(frameskip=4), lambda: Rules().replace(frameskip=4)):
+        with pytest.raises(UnknownOptionError, match="unexpected keyword argument 'frameskip'"):
+            rules_call()
+    with pytest.raises(TypeError, match="frameskip"):
+        uno_env.rllib_observations(uno_env.env(num_players=2), frameskip=4)  # Python's own error: it takes none
 
 
 def test_unknown_keyword_message_has_pythons_wording_that_torchrl_matches() -> None:

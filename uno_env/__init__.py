@@ -39,6 +39,7 @@ import importlib
 import importlib.abc
 import importlib.util
 import sys
+import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -128,30 +129,45 @@ class _RegisterOnImport(importlib.abc.MetaPathFinder):
     """Registers uno_env's ids right after Gymnasium or PettingZoo is imported; removes itself after both.
 
     A lookup alone (``importlib.util.find_spec``, as TorchRL does to see what is installed) registers
-    nothing: the registration runs when the library's module is executed.
+    nothing: the registration runs when the library's module is executed. The spec comes from the
+    finders after this one, asked as the import system asks them (never from ``sys.modules``, so an
+    imported module's own spec is never changed), with no state of its own between calls, so
+    imports in other threads and nested lookups are answered alike.
     """
 
     def __init__(self, pending: dict[str, Callable[[], None]]) -> None:
         self.pending = pending
-        self.looking = False
 
     def find_spec(self, fullname: str, path: Any = None, target: Any = None) -> Any:
-        if fullname not in self.pending or self.looking:
+        if fullname not in self.pending:
             return None
-        self.looking = True
-        try:
-            spec = importlib.util.find_spec(fullname)  # the other finders' answer (this one declines meanwhile)
-        finally:
-            self.looking = False
-        if spec is not None and spec.loader is not None:
-            spec.loader = _ThenRegister(spec.loader, lambda: self.registered(fullname))
-        return spec
+        for finder in list(sys.meta_path):
+            find = getattr(finder, "find_spec", None)
+            if type(finder).__name__ == _RegisterOnImport.__name__ or find is None:  # itself, or one left by a reload
+                continue
+            spec = find(fullname, path, target)
+            if spec is not None:
+                if spec.loader is not None:
+                    spec.loader = _ThenRegister(spec.loader, lambda: self.registered(fullname))
+                return spec
+        return None
 
     def registered(self, library: str) -> None:
-        """Register with ``library``, just imported; leave ``sys.meta_path`` once none is pending."""
-        self.pending.pop(library)()
+        """Register with ``library``, just imported; leave ``sys.meta_path`` once none is pending.
+
+        A registration that fails warns instead of raising: the import of the library itself
+        succeeded, and ``uno_env.register_envs()`` names the error when called.
+        """
+        register = self.pending.pop(library, None)
         if not self.pending and self in sys.meta_path:
             sys.meta_path.remove(self)
+        if register is None:
+            return
+        try:
+            register()
+        except Exception as error:  # noqa: BLE001 (an import of someone else's library must not fail here)
+            warnings.warn(f"uno_env could not register its env ids with {library}: {error!r}; "
+                          "call uno_env.register_envs() to see the error", RuntimeWarning, stacklevel=2)
 
 
 def _register_now_or_on_import() -> None:

@@ -16,7 +16,18 @@ policy. The script prints seat 0's round win rate against it before and after tr
 Not shown to learn: measured here (2 shared cores, load 6-7), 12,000 env steps (3 epochs of 4,000,
 ``cycles=16``, ``eps=0.2``) took 120 s and left the greedy seat drawing in 55% of the positions where
 a card played (uniform random play: about half) and winning 0 of 40 rounds against random play
-(400-decision cap). ``tests/test_ecosystem_tianshou.py`` tests the mechanism (every seat's last
+(400-decision cap). Measured again 2026-12-04 with the project's harness against uniform random
+play (``agents.tournament.evaluate``, seats rotated, greedy DQN seat, 200 rounds): 8,000 env steps
+(``--epochs 2 --max-turns 1000 --cycles 8 --hidden 128 --updates-per-step 0.5``, 89 s at load 4-5)
+won 0 (47 rounds abandoned at 20,000 decisions); 16,000 (``--epochs 4 --max-turns 800 --cycles 16
+--hidden 128 --eps 0.2 --lr 0.0005``, 291 s at load 5-6) won 2; 32,000 with a tanh network (``--epochs 8
+--max-turns 1000 --cycles 8 --hidden 128 --updates-per-step 0.25``, 239 s at load 4-5) won 0 of 100
+(62 abandoned at 1,000 decisions), its greedy choice being ``draw`` in 597 and ``keep`` in 184 of
+2,104 positions where a card played. A greedy policy that draws (or
+keeps) where a card plays never goes out against random play, and the Q-values of the 55 card
+actions, each legal in few positions, stay too rough at this budget to rank them above ``draw``;
+a policy-gradient learner pushes the one ``draw`` logit down from every decision, which is why the
+PPO examples get further. ``tests/test_ecosystem_tianshou.py`` tests the mechanism (every seat's last
 transition's n-step return is its own result) and that this script collects and trains.
 """
 
