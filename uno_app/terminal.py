@@ -7,7 +7,7 @@
 The human sits at ``--seat`` (default 0); the other seats, clockwise from the human's left,
 are played by the agents named in ``--opponents`` (one spec for all, or one per opponent,
 comma-separated; ``agents.registry`` documents specs): ``random``, ``rule``, ``simple``,
-``ismcts``, ``guided`` (a search guided by a trained policy and critic, its strength not yet measured,
+``ismcts``, ``guided`` (a search guided by a trained policy and critic, no stronger than its policy as measured in docs/agents.md,
 ``agents.guided``; ``guided:time_budget=0.5`` thinks half a second a move)..., with options as ``rule:challenge=false``, ``ppo`` for the shipped checkpoint
 for the table (the strongest its card measures: ``classic_2p_points`` for classic at 2 players,
 ``classic_points`` at 3, ``classic_4p_points`` at 4, ``universal_batched`` at 6, ``universal`` for every other table), ``ppo:NAME`` for a shipped one by name, ``ppo:PATH`` for a checkpoint file. The
