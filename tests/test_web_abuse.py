@@ -409,6 +409,11 @@ async def abuse(server: Server, save: str, replay: dict[str, Any]) -> dict[str, 
                     await ws.close()
             figures[name] = time.perf_counter() - started
             assert not probing.done(), probing  # the probe is still playing (a failure ends it early)
+        # The probe's counts below are reached by playing on, however fast the phases went (a count, not a pace).
+        for _ in range(6000):  # a hang guard only: 10 minutes of 0.1 s waits
+            if (len(probe.latencies) >= 50 and probe.games >= 1) or probing.done():
+                break
+            await asyncio.sleep(0.1)
     finally:
         probe.stop.set()
         await asyncio.gather(probing, sampling)
