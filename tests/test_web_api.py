@@ -553,12 +553,14 @@ def test_one_client_address_has_at_most_max_per_client_live_games() -> None:
 
 
 def test_idle_sessions_expire() -> None:
-    with TestClient(server.create_app(idle_timeout=0.2, sweep_every=0.05)) as client:
+    clock = FakeClock()  # idle time passes by hand: a busy machine cannot expire the game early
+    with TestClient(server.create_app(idle_timeout=60, sweep_every=0.05, clock=clock)) as client:
         with client.websocket_connect("/ws") as ws:
             sock = Socket(ws)
             new_game(sock, players=2, opponents=["random"], seed=1)
             sock.decision()
             assert client.get("/api/stats").json()["sessions"] == 1
+            clock.now += 61  # the janitor (every 0.05 s) finds it idle past the timeout
             deadline = time.monotonic() + 10
             while client.get("/api/stats").json()["sessions"] and time.monotonic() < deadline:
                 time.sleep(0.05)
