@@ -17,13 +17,17 @@ $(VENV)/.installed: pyproject.toml | $(BIN)/python
 demo: $(VENV)/.installed
 	$(BIN)/python -m training.tools.quickstart
 
+# The tests keep their bytecode (and pytest its rewritten test modules) in __pycache__, ignored by git, even where
+# PYTHONDONTWRITEBYTECODE is set: compiling them again costs each pytest process about 6 s of CPU (docs/testing.md).
+KEEP_BYTECODE := PYTHONDONTWRITEBYTECODE=
+
 ## test: set up and run the whole test suite (the 20 slowest tests listed at the end)
 test: $(VENV)/.installed
-	$(BIN)/python -m pytest -q -n 2 --durations=20
+	$(KEEP_BYTECODE) $(BIN)/python -m pytest -q -n 2 --durations=20
 
 ## test-fast: the suite without the tests marked slow (in the code, or measured over 0.15 s: tests/slow_tests.txt), for day-to-day work
 test-fast: $(VENV)/.installed
-	$(BIN)/python -m pytest -q -n 2 -m "not slow"
+	$(KEEP_BYTECODE) $(BIN)/python -m pytest -q -n 2 -m "not slow"
 
 ## test-eco: the ecosystem tests (Ray RLlib, Tianshou, AgileRL) in .venv-eco, whose pins differ from .venv's
 ECO := .venv-eco

@@ -47,6 +47,7 @@ import json
 import math
 import multiprocessing
 import os
+import signal
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
@@ -475,6 +476,10 @@ _WORKER: dict[str, Any] = {}
 
 def _init_worker(lineups: Sequence[Sequence[Agent]], rules: Sequence[Rules], seed: int, unit: str,
                  max_decisions: int) -> None:
+    # The pool ends its workers with SIGTERM (on leaving the ``with``). A Python-level handler inherited through
+    # fork (training.run.interrupt.StopRequests, around make demo's evaluation) runs only between bytecodes: a
+    # SIGTERM landing just before a worker's blocking wait for its next task was lost, and the join hung.
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
     copies = [[copy.deepcopy(a) for a in lineup] for lineup in lineups]
     _WORKER.update(lineups=copies, rules=rules, seed=seed, unit=unit, max_decisions=max_decisions)
 

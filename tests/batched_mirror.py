@@ -69,6 +69,7 @@ SAMPLED: dict[str, int] = {
     "tests/test_rules_sections_1_3.py::test_rule_2_1_highest_number_deals_symbols_count_zero_ties_draw_again": 10,
     "tests/test_rules_sections_1_3.py::test_rule_2_1_next_round_deals_from_the_seat_left_of_the_previous_dealer": 25,
     "tests/test_rules_sections_1_3.py::test_rule_2_1_next_round_with_a_stacked_deck": 25,
+    "tests/test_rules_sections_4_6.py::test_rule_5_3_auto_mode_random_games_never_offer_uno_or_catch": 25,
 }
 
 

@@ -176,6 +176,27 @@ def _scratch(tmp_path: Path) -> Path:
     return tmp_path
 
 
+def _written(folder: Path) -> list[str]:
+    """The files the commands wrote in a scratch folder, relative to it (the links to the clone left out)."""
+    found = []
+    for top, dirs, files in os.walk(folder):  # links to the clone's folders are not followed
+        here = Path(top).relative_to(folder)
+        dirs[:] = [d for d in dirs if here != Path(".") or d not in LINKED]
+        found += [str(here / f) for f in files]
+    return sorted(found)
+
+
+def _not_ignored(paths: list[str]) -> list[str]:
+    """Those of ``paths`` (relative to the clone's root) that the clone's .gitignore does not ignore."""
+    if not paths or not (ROOT / ".git").exists():
+        return []
+    done = subprocess.run(["git", "check-ignore", "--no-index", "--stdin"], cwd=ROOT, input="\n".join(paths) + "\n",
+                          capture_output=True, text=True)
+    if done.returncode not in (0, 1):  # 1: none ignored
+        pytest.skip(f"git check-ignore failed: {done.stderr.strip()}")
+    return sorted(set(paths) - set(done.stdout.splitlines()))
+
+
 def _param(item: object, where: str, slow: bool) -> object:
     return pytest.param(item, id=where, marks=[pytest.mark.slow] if slow else [])
 
@@ -211,6 +232,8 @@ def test_python_block_runs(block: Block, tmp_path: Path) -> None:
     done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, cwd=tmp_path,
                           env=_environment(), timeout=300)
     assert done.returncode == 0, f"{block.where} failed:\n{done.stdout[-2000:]}\n{done.stderr[-4000:]}"
+    left = _not_ignored([f for f in _written(tmp_path) if f != script.name])
+    assert not left, f"{block.where} writes {left}, which git status would show: add them to .gitignore"
 
 
 def _documents_with_runs() -> list[object]:
@@ -235,6 +258,8 @@ def test_commands_run_as_written(document: Path, tmp_path: Path) -> None:
         assert done.returncode == 0, f"{block.where}: {command}\n{done.stdout[-2000:]}\n{done.stderr[-3000:]}"
         for expected in (run.output,) if isinstance(run.output, str) else run.output:
             assert expected in done.stdout + done.stderr, f"{block.where}: {command}: no {expected!r} in its output"
+    left = _not_ignored(_written(scratch))  # run from the clone, what they write must not show in git status
+    assert not left, f"{document.relative_to(ROOT)}: its commands write {left}: add them to .gitignore"
 
 
 def test_every_example_is_run() -> None:

@@ -44,7 +44,7 @@ def _family(run: str, tmp_path: Path) -> Family:
             return "accepted"
         return Case(f"planted {run} case {index}", case, watch=[target])
 
-    return Family("planted", make_case, (Refused,), case_timeout=1.0, max_rss_growth_mib=100.0)
+    return Family("planted", make_case, (Refused,), case_timeout=5.0, max_rss_growth_mib=100.0)  # far above the other cases on any machine
 
 
 def _refuse() -> str:
@@ -52,7 +52,7 @@ def _refuse() -> str:
 
 
 @pytest.mark.parametrize(("run", "message"), [
-    ("exception", "KeyError: 'planted'"), ("hang", "CaseTimeout: still running after 1 s"),
+    ("exception", "KeyError: 'planted'"), ("hang", "CaseTimeout: still running after 5 s"),
     ("file", "a refused input changed files"), ("memory", "memory grew"),
 ])
 def test_every_failure_exits_1_naming_the_case_and_how_to_reproduce_it(

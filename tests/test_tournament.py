@@ -5,6 +5,11 @@ from __future__ import annotations
 import csv
 import io
 import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
 from collections import Counter
 from collections.abc import Mapping
 from pathlib import Path
@@ -17,6 +22,8 @@ from agents.tournament import MAX_WORKERS, evaluate, play_game, round_robin, wil
 from uno_app import cli
 from uno_env.core import IllegalActionError, Rules
 from uno_env.observation import observation_size
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 class SpyAgent(RandomAgent):
@@ -198,3 +205,42 @@ def test_cli_evaluate_plays_and_writes_reports(tmp_path: Path, capsys: pytest.Ca
 def test_a_worker_count_outside_one_to_the_cap_is_refused_before_any_process_starts(workers: object) -> None:
     with pytest.raises(ValueError, match=f"workers must be an int from 1 to {MAX_WORKERS}"):
         evaluate(["random", "random"], Rules(num_players=2), games=2, workers=workers)  # type: ignore[arg-type]
+
+
+def test_pool_workers_die_on_sigterm_whatever_handler_the_parent_installed(tmp_path: Path) -> None:
+    """The pool ends its workers with SIGTERM. A Python-level handler inherited through fork (training's
+    StopRequests, around make demo's evaluation) runs only between bytecodes, so a SIGTERM landing just
+    before a worker's blocking wait was lost and the pool's join hung for ever (seen in make demo). Workers
+    take SIGTERM's default, here under a parent handler that would keep them alive; the parent's is kept."""
+    seen = tmp_path / "seen.txt"
+    code = textwrap.dedent(f"""
+        import signal
+        from agents import RandomAgent
+        from agents.tournament import evaluate
+        from uno_env.core import Rules
+
+        class Probe(RandomAgent):
+            def act(self, observation, info):
+                with open({str(seen)!r}, "a") as out:
+                    out.write(f"{{signal.getsignal(signal.SIGTERM) is signal.SIG_DFL}}\\n")
+                return super().act(observation, info)
+
+        def keep_running(signum, frame):
+            pass
+
+        signal.signal(signal.SIGTERM, keep_running)
+        for _ in range(3):
+            evaluate([Probe(seed=0), "random"], Rules(num_players=2), 16, workers=2)
+        print("parent's handler kept:", signal.getsignal(signal.SIGTERM) is keep_running)
+    """)
+    process = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               cwd=ROOT, start_new_session=True)
+    try:
+        out, err = process.communicate(timeout=120)  # a hang guard: it takes seconds
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)  # the stuck workers too
+        process.communicate()
+        pytest.fail("a worker outlived the pool's SIGTERM: evaluate never returned")
+    assert process.returncode == 0, err
+    assert "parent's handler kept: True" in out
+    assert set(seen.read_text().split()) == {"True"}

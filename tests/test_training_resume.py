@@ -411,7 +411,8 @@ def test_sigterm_during_the_final_evaluation_stops_at_once_and_resume_finishes_i
 
 
 @pytest.mark.slow
-def test_the_quickstart_resumes_after_ctrl_c_with_the_command_it_prints(tmp_path: Path) -> None:
+def test_the_quickstart_resumes_after_ctrl_c_with_the_command_it_prints(tmp_path: Path,
+                                                                        capsys: pytest.CaptureFixture[str]) -> None:
     run_dir = tmp_path / "qs"
     config = tmp_path / "qs.yaml"
     config.write_text(yaml.safe_dump({**_tiny(run_dir, total_steps=1_000_000), "name": "quickstart"}), encoding="utf-8")
@@ -428,12 +429,20 @@ def test_the_quickstart_resumes_after_ctrl_c_with_the_command_it_prints(tmp_path
     assert process.returncode == 130 and "Traceback" not in err
     assert err.rstrip().endswith(f"-m training.tools.quickstart --config {config} --games 2 --workers 1 --resume")
     steps = _state(run_dir)["steps"]
+    from training.tools.quickstart import EXPECTED
     from training.tools.quickstart import main as quickstart
 
     resumed = tmp_path / "resumed.yaml"  # the printed command, with a budget the test can wait for
     resumed.write_text(config.read_text().replace("total_steps: 1000000", f"total_steps: {steps + 64}"))
+    capsys.readouterr()
     quickstart(["--config", str(resumed), "--games", "2", "--workers", "1", "--resume"])
     assert_complete(run_dir, steps + 64)
+    told = capsys.readouterr().out
+    # make demo says how long it takes before it starts, and sets the strongest shipped checkpoints beside it
+    assert told.splitlines()[0].endswith(f"{EXPECTED}: training, then evaluating each policy against the baselines "
+                                         "(2 games per lineup); Ctrl-C stops with a checkpoint and prints how to resume")
+    for name in ("classic_2p", "classic_2p_points", "classic", "classic_points", "universal"):
+        assert f"| shipped-{name} | classic | 2 | rule x1 |" in told
 
 
 # ---------------------------------------------------------------------- progress output

@@ -257,7 +257,9 @@ class ProbeProcess:
     it): it plays from ``PROBE`` until ``finish``."""
 
     def __init__(self, address: str) -> None:
-        self.proc = subprocess.Popen([sys.executable, "-m", "tests.web_probe", address, "--source", PROBE], cwd=ROOT,
+        # It plays on past its stop until its 50 round trips and one game: a count, whatever the phases' pace.
+        self.proc = subprocess.Popen([sys.executable, "-m", "tests.web_probe", address, "--source", PROBE,
+                                      "--at-least-round-trips", "50", "--at-least-games", "1"], cwd=ROOT,
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
         self.lines: queue.Queue[str] = queue.Queue()
         assert self.proc.stdout is not None
@@ -276,7 +278,7 @@ class ProbeProcess:
         """Stop it; its results (``tests.web_probe``: latencies, sent, games, error)."""
         assert self.proc.stdin is not None
         self.proc.stdin.close()
-        self.proc.wait(60)
+        self.proc.wait(600)  # a hang guard only: it plays on to its counts
         result: dict[str, Any] = json.loads(self.lines.get(timeout=10))
         return result
 

@@ -227,27 +227,42 @@ def test_the_round_summary_offers_save_and_leave(page: Any, tmp_path: Path) -> N
     assert page.locator("#setup").is_visible() and not page.locator("#leave-btn").is_visible()
 
 
+WILD_OVERLAPS = """() => {
+  const out = [];
+  const cards = [...document.querySelectorAll('.card.wild')];
+  for (const card of cards) {
+    const boxes = [...card.querySelectorAll('.corner, .tag, .big')]
+      .filter((e) => getComputedStyle(e).display !== 'none' && e.innerHTML !== '')
+      .map((e) => [e.className, e.getBoundingClientRect()]);
+    for (let i = 0; i < boxes.length; i++) for (let j = i + 1; j < boxes.length; j++) {
+      const [a, b] = [boxes[i][1], boxes[j][1]];
+      if (a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom)
+        out.push(`${card.dataset.code}: ${boxes[i][0]} / ${boxes[j][0]}`);
+    }
+  }
+  return [cards.map((c) => c.dataset.code + (c.closest('#hand') ? ':hand' : c.classList.contains('small') ? ':small' : ':other')),
+          out];
+}"""
+
+
 def test_wild_captions_do_not_overlap_the_corner_index_in_the_hand_or_on_the_pile(page: Any) -> None:
+    """The caption, the corner index and the middle mark of every wild, in the hand, on the pile and on the
+    small face-up cards of the Watch page (seed 2 deals a Wild Draw Four and a Wild face up)."""
     from tests.helpers import position
 
     load_position(page, position("classic", 3, hands={0: ["W4", "W", "R5"]}, discard=["R7", "W4"],
                                  active_color="red"))
-    overlaps = page.evaluate("""() => {
-      const out = [];
-      const cards = [...document.querySelectorAll('.card.wild')];
-      for (const card of cards) {
-        const boxes = [...card.querySelectorAll('.corner, .tag')]
-          .filter((e) => getComputedStyle(e).display !== 'none').map((e) => [e.className, e.getBoundingClientRect()]);
-        for (let i = 0; i < boxes.length; i++) for (let j = i + 1; j < boxes.length; j++) {
-          const [a, b] = [boxes[i][1], boxes[j][1]];
-          if (a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom)
-            out.push(`${card.dataset.code}: ${boxes[i][0]} / ${boxes[j][0]}`);
-        }
-      }
-      return [cards.map((c) => c.dataset.code + (c.closest('#hand') ? ':hand' : ':other')), out];
-    }""")
-    shown, clashes = overlaps
-    assert "W4:hand" in shown and "W:hand" in shown and any(s.startswith("W4:") and s.endswith(":other") for s in shown)
+    shown, clashes = page.evaluate(WILD_OVERLAPS)
+    assert "W4:hand" in shown and "W:hand" in shown and "W4:other" in shown
+    assert clashes == []
+    page.click("#leave-btn")
+    page.click("#nav-watch")
+    page.fill("#watch-form input[name=seed]", "2")
+    page.fill("#watch-form input[name=delay]", "10")
+    page.click("#watch-btn")
+    page.wait_for_selector("#table .card.small.wild", timeout=30_000)
+    shown, clashes = page.evaluate(WILD_OVERLAPS)
+    assert "W4:small" in shown and "W:small" in shown
     assert clashes == []
 
 

@@ -8,7 +8,8 @@ event loop).
 
     python -m tests.web_probe 127.0.0.1:8000 --source 127.0.0.2
 
-It prints ``warm`` once its first game is under way, plays until its standard input ends, then prints one
+It prints ``warm`` once its first game is under way, plays until its standard input ends (and on until it
+has timed ``--at-least-round-trips`` messages and finished ``--at-least-games`` games), then prints one
 JSON line: ``latencies`` (seconds), ``sent`` (``time.monotonic()`` of each timed message: the same clock
 in every process), ``games`` (finished), ``error`` (what went wrong, or null; the exit status is then 1).
 """
@@ -30,13 +31,25 @@ WARM_AFTER = 10  # timed round trips before ``warm`` is printed
 class Probe:
     """Plays games on one connection until ``stop`` is set."""
 
-    def __init__(self, address: str, source: str) -> None:
+    def __init__(self, address: str, source: str, min_round_trips: int = 0, min_games: int = 0) -> None:
         self.address = address
         self.source = source
+        self.min_round_trips = min_round_trips
+        self.min_games = min_games
         self.latencies: list[float] = []
         self.sent: list[float] = []
         self.games = 0
+        self.asked = False  # standard input ended: stop once the counts are reached
         self.stop = asyncio.Event()
+
+    def ask_stop(self) -> None:
+        """Stop now, or as soon as the counts asked for are reached."""
+        self.asked = True
+        self._maybe_stop()
+
+    def _maybe_stop(self) -> None:
+        if self.asked and len(self.latencies) >= self.min_round_trips and self.games >= self.min_games:
+            self.stop.set()
 
     async def receive(self, ws: Any) -> dict[str, Any]:
         message: dict[str, Any] = json.loads(await asyncio.wait_for(ws.recv(), 120))
@@ -52,6 +65,7 @@ class Probe:
         self.sent.append(wall)
         if len(self.latencies) == WARM_AFTER:
             print("warm", flush=True)
+        self._maybe_stop()
         return reply
 
     async def run(self) -> None:
@@ -74,6 +88,7 @@ class Probe:
                     view = message["view"]
                     if message["over"]:
                         self.games += 1
+                        self._maybe_stop()
                         break
                     if view["phase"] == "round_over":
                         await asyncio.sleep(0.01)  # a person's pace, and time for the others
@@ -83,10 +98,10 @@ class Probe:
                         reply = await self.timed(ws, {"type": "act", "action": rng.choice(view["legal_action_ids"])})
 
 
-async def main_async(address: str, source: str) -> dict[str, Any]:
-    probe = Probe(address, source)
+async def main_async(address: str, source: str, min_round_trips: int = 0, min_games: int = 0) -> dict[str, Any]:
+    probe = Probe(address, source, min_round_trips, min_games)
     loop = asyncio.get_running_loop()
-    threading.Thread(target=lambda: (sys.stdin.read(), loop.call_soon_threadsafe(probe.stop.set)), daemon=True).start()
+    threading.Thread(target=lambda: (sys.stdin.read(), loop.call_soon_threadsafe(probe.ask_stop)), daemon=True).start()
     error = None
     playing = asyncio.ensure_future(probe.run())
     stopping = asyncio.ensure_future(probe.stop.wait())
@@ -108,8 +123,10 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tests.web_probe", description=__doc__.split("\n")[0])
     parser.add_argument("address", help="HOST:PORT of the server")
     parser.add_argument("--source", default="127.0.0.2", help="the client address to connect from")
+    parser.add_argument("--at-least-round-trips", type=int, default=0, help="play on past the stop until this many")
+    parser.add_argument("--at-least-games", type=int, default=0, help="play on past the stop until this many")
     args = parser.parse_args(argv)
-    result = asyncio.run(main_async(args.address, args.source))
+    result = asyncio.run(main_async(args.address, args.source, args.at_least_round_trips, args.at_least_games))
     print(json.dumps(result), flush=True)
     return 0 if result["error"] is None else 1
 

@@ -29,8 +29,8 @@ from pathlib import Path  # noqa: E402
 ROOT = Path(__file__).resolve().parents[2]
 # shipped checkpoints compared with the fresh policy, when present; each plays only the table sizes it was trained for
 SHIPPED = ("classic_2p", "classic_2p_points", "classic", "classic_points", "universal")
-# what this command took on 2 shared CPU cores, the install excluded (docs/install.md: 1 min 1 s at load average
-# 0.2-1.1 on 3 December 2026, 7 min 54 s at a heavier load on an earlier revision): said before it starts
+# what this command took on 2 shared CPU cores, the install excluded (docs/speed.md, "How long the commands take
+# here": 1 min 1 s at load average 0.2-1.1, 6 min 22 s at load 6-7.6): said before it starts
 EXPECTED = "about 1-8 minutes on 2 shared CPU cores, longer when they are busy"
 
 
