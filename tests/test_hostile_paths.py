@@ -265,12 +265,12 @@ def test_refusals_of_resume_states_and_checkpoint_metadata_never_write_out_unbou
 
 @pytest.mark.parametrize("damage", ["evals.jsonl a pipe", "best.json a loop of links", "last.json a folder",
                                     "evals.jsonl a sparse gigabyte", "resume/best_256.json missing",
-                                    "evals.jsonl missing", "evals.jsonl cut"])
+                                    "evals.jsonl missing", "evals.jsonl cut", "evals.jsonl damaged"])
 def test_a_run_file_that_a_resume_would_read_or_rewrite_is_checked_first(tmp_path: Path, damage: str) -> None:
     """Found by ``tests/soak/soak_training.py``: ``evals.jsonl`` replaced by a pipe made ``--resume`` wait forever
     (``restore_files`` read it), and a run whose ``evals.jsonl`` was deleted resumed with its evaluations lost.
     Every file a resume reads or rewrites beside the checkpoints is now checked by ``read_resume``: a regular
-    file of a bounded size (``evals.jsonl`` with at least the lines the state counts), or a typed refusal that
+    file of a bounded size (``evals.jsonl`` with at least the lines the state counts, each an evaluation), or a typed refusal that
     changes nothing."""
     import os
     import threading
@@ -286,6 +286,8 @@ def test_a_run_file_that_a_resume_would_read_or_rewrite_is_checked_first(tmp_pat
     path.unlink()
     if what == "cut":  # fewer lines than the state counts (the soak found such a run resumed, its evaluations lost)
         path.write_text("".join(lines[:-1]), encoding="utf-8")
+    elif what == "damaged":  # a bit flipped in a line the resumed run keeps (it was kept, unreadable)
+        path.write_text("".join([lines[0].replace(":", ";", 1), *lines[1:]]), encoding="utf-8")
     elif what == "a pipe":
         os.mkfifo(path)
     elif what == "a loop of links":

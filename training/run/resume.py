@@ -379,11 +379,19 @@ def _check_run_files(state: dict[str, Any], run_dir: Path) -> None:
             raise ResumeError(f"{path}: {info.st_size} bytes, more than the {limit} a run writes there; not a file of "
                               "this run")
     evals = run_dir / "evals.jsonl"  # written before the state counts a line, so it never holds fewer
-    lines = evals.read_bytes().count(b"\n") if evals.exists() else 0
-    if lines < state["evals"]:
-        raise ResumeError(f"{evals} holds {lines} evaluation(s) but {run_dir / 'resume' / 'state.json'} counts "
+    lines = evals.read_bytes().split(b"\n")[:-1] if evals.exists() else []
+    if len(lines) < state["evals"]:
+        raise ResumeError(f"{evals} holds {len(lines)} evaluation(s) but {run_dir / 'resume' / 'state.json'} counts "
                           f"{state['evals']}: the run's evaluations were lost or cut. Put evals.jsonl back, or start "
                           "a new run in another directory")
+    for number, line in enumerate(lines[:state["evals"]], 1):  # the lines the resumed run keeps
+        try:
+            record = json.loads(line.decode("utf-8"), parse_constant=_refuse_constant)
+        except (ValueError, RecursionError):
+            record = None
+        if not isinstance(record, dict) or type(record.get("steps")) is not int:
+            raise ResumeError(f"{evals}: line {number} is not an evaluation this run wrote (damaged?). Put the run's "
+                              "evals.jsonl back, or start a new run in another directory")
 
 
 def _refuse_constant(name: str) -> NoReturn:
