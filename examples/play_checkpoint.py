@@ -19,7 +19,7 @@ args = parser.parse_args()
 
 env = uno_env.env(edition=args.edition, num_players=args.players, target_score=200)
 policy = (PPOAgent.load(args.checkpoint) if args.checkpoint
-          else make_agent("ppo", edition=args.edition, num_players=args.players))  # ppo[classic_points] here
+          else make_agent("ppo", edition=args.edition, num_players=args.players))  # ppo[classic_4p_points] here
 seats = {agent: policy if i == 0 else RuleAgent() for i, agent in enumerate(env.possible_agents)}
 labels = {agent: f"ppo[{policy.label}]" if i == 0 else "rule" for i, agent in enumerate(env.possible_agents)}
 

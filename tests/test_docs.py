@@ -109,7 +109,7 @@ RUN: dict[str, Run] = {
     "python examples/train_sb3.py": Run(output=("| ppo[my_policy] | 1 | 200 | 191 | 95.5% |",
                                                 "| ppo[my_policy] | 1 | 200 | 97 | 48.5% |"), slow=True),
     "uno-env evaluate --agents ppo:my_policy.safetensors rule --games 200": Run(output="ppo[my_policy]"),
-    "python examples/play_checkpoint.py": Run(output="ppo[classic_points]"),
+    "python examples/play_checkpoint.py": Run(output="ppo[classic_4p_points]"),
     "python examples/play_checkpoint.py --edition angry_birds --players 3 --seed 1": Run(output="ppo[universal]"),
     "python examples/tournament.py --games 400 --out results": Run(output="OpenSkill", slow=True),
     "python examples/my_agent.py": Run(output="color-hoarder", slow=True),

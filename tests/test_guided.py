@@ -308,8 +308,14 @@ def test_compare_overrules_the_prior_only_when_the_paired_values_say_so() -> Non
 
 
 @pytest.mark.parametrize("spec,message", [("guided:root=tree", "root must be one of"),
-                                          ("guided:candidates=0", "candidates must be"),
+                                          ("guided:candidates=0", r"candidates=0 is outside 1\.\.16"),
+                                          ("guided:candidates=17", r"candidates=17 is outside 1\.\.16"),
                                           ("guided:margin=-1", "margin must be")])
 def test_compare_options_are_checked(spec: str, message: str) -> None:
     with pytest.raises((AgentSpecError, ValueError), match=message):
         make_agent(spec, edition="classic", num_players=4)
+
+
+def test_compare_constructor_refuses_no_candidates(policy: PPOAgent) -> None:
+    with pytest.raises(ValueError, match="candidates must be an int >= 1"):
+        GuidedAgent(policy, None, root="compare", candidates=0)

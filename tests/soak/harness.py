@@ -28,8 +28,10 @@ import hashlib
 import json
 import os
 import random
+import shutil
 import signal
 import sys
+import tempfile
 import threading
 import time
 import traceback
@@ -67,6 +69,32 @@ class Family:
     setup: Callable[[argparse.Namespace], None] | None = None  # once, before the first case
     teardown: Callable[[], None] | None = None  # once, after the last
     extra_arguments: Callable[[argparse.ArgumentParser], None] | None = None
+
+
+class ScratchFolder:
+    """A family's temporary folder: made by ``open_scratch`` in its ``setup``, removed with all it holds at
+    ``teardown``; ``scratch`` is the folder while it exists."""
+
+    prefix = "soak_"
+
+    def __init__(self) -> None:
+        self.folder: Path | None = None
+
+    def open_scratch(self) -> Path:
+        """Make the folder (``prefix`` starts its name) and return it."""
+        self.folder = Path(tempfile.mkdtemp(prefix=self.prefix))
+        return self.folder
+
+    @property
+    def scratch(self) -> Path:
+        """The folder; only between ``open_scratch`` and ``teardown``."""
+        assert self.folder is not None, "open_scratch() was not called"
+        return self.folder
+
+    def teardown(self) -> None:
+        if self.folder is not None:
+            shutil.rmtree(self.folder, ignore_errors=True)
+            self.folder = None
 
 
 class CaseTimeout(BaseException):  # noqa: N818 - a BaseException, so that no ``except Exception`` swallows it

@@ -22,7 +22,6 @@ import random
 import shutil
 import struct
 import sys
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -32,7 +31,7 @@ import torch
 from agents import choose_action
 from agents.critic import read_critic
 from agents.ppo_agent import SHIPPED_DIR, CheckpointError, PPOAgent
-from tests.soak.harness import Case, Family, main
+from tests.soak.harness import Case, Family, ScratchFolder, main
 from tests.soak.soak_saves import dumps
 from tests.test_hostile_saves import mutate
 from training.run.resume import ResumeError, read_resume
@@ -115,11 +114,13 @@ def damage(raw: bytes, rng: random.Random) -> tuple[bytes, str, int | None]:
     return raw, f"a sparse tail to {size:,} bytes", size
 
 
-class CheckpointSoak:
+class CheckpointSoak(ScratchFolder):
     """The files to damage (built once) and the folder the cases are written under."""
 
+    prefix = "soak_checkpoints_"
+
     def __init__(self) -> None:
-        self.folder: Path | None = None
+        super().__init__()
         self.checkpoints: list[tuple[str, bytes]] = []
         self.critic = b""
         self.run_dir: Path | None = None
@@ -128,16 +129,12 @@ class CheckpointSoak:
         from training.cli import train
         from training.run.config import config_from_dict
         torch.set_num_threads(1)
-        self.folder = Path(tempfile.mkdtemp(prefix="soak_checkpoints_"))
-        self.run_dir = self.folder / "run"
+        folder = self.open_scratch()
+        self.run_dir = folder / "run"
         train(config_from_dict(tiny_run(self.run_dir, total_steps=256)))
         self.checkpoints = [("last.safetensors", (self.run_dir / "last.safetensors").read_bytes())]
         self.checkpoints += [(p.name, p.read_bytes()) for p in sorted(SHIPPED_DIR.glob("*.safetensors"))[:3]]
-        self.critic = exported_critic(self.folder)
-
-    def teardown(self) -> None:
-        if self.folder is not None:
-            shutil.rmtree(self.folder, ignore_errors=True)
+        self.critic = exported_critic(folder)
 
     def make_case(self, rng: random.Random, index: int) -> Case:
         assert self.folder is not None and self.run_dir is not None
@@ -205,6 +202,7 @@ class CheckpointSoak:
 def exported_critic(folder: Path) -> bytes:
     """The bytes of a critic file exported (``export_critic``) from a batched run's resume model (a small
     seeded critic saved as one) and its actor checkpoint."""
+
     import numpy as np
     from safetensors.numpy import save_file
 

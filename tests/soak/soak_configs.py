@@ -21,14 +21,13 @@ import os
 import random
 import shutil
 import sys
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-from tests.soak.harness import Case, Family, main
+from tests.soak.harness import Case, Family, ScratchFolder, main
 from tests.soak.soak_saves import dumps
 from tests.test_hostile_saves import mutate
 from training.run.config import MAX_PROCESSES, MAX_TABLES, MAX_THREADS, ConfigError, load_config, parse_overrides
@@ -91,20 +90,18 @@ OVERRIDES = ["seed=&a [1, 1]", "seed=*a", "seed=1e999", "seed=" + "9" * 5000, "p
              "run_dir=/dev/null", "ppo.init_from=/dev/zero", "ppo.init_from=/etc/passwd"]
 
 
-class ConfigSoak:
+class ConfigSoak(ScratchFolder):
     """The shipped configs (read once) and the folder cases are written under."""
 
+    prefix = "soak_configs_"
+
     def __init__(self) -> None:
+        super().__init__()
         self.configs: list[tuple[str, str]] = []
-        self.folder: Path | None = None
 
     def setup(self, args: Any) -> None:
         self.configs = [(p.name, p.read_text(encoding="utf-8")) for p in sorted((ROOT / "configs").glob("*.yaml"))]
-        self.folder = Path(tempfile.mkdtemp(prefix="soak_configs_"))
-
-    def teardown(self) -> None:
-        if self.folder is not None:
-            shutil.rmtree(self.folder, ignore_errors=True)
+        self.open_scratch()
 
     def make_case(self, rng: random.Random, index: int) -> Case:
         assert self.folder is not None
@@ -187,6 +184,7 @@ class ConfigSoak:
 
 def family() -> Family:
     """The configs family."""
+
     state = ConfigSoak()
     return Family("configs", state.make_case, (ConfigError, FileNotFoundError), case_timeout=20.0,
                   max_rss_growth_mib=512.0, setup=state.setup, teardown=state.teardown)

@@ -14,14 +14,12 @@ position equals ``final_game()``, and it writes out and loads back the same::
 from __future__ import annotations
 
 import random
-import shutil
 import sys
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from tests.soak.harness import Case, Family, main
+from tests.soak.harness import Case, Family, ScratchFolder, main
 from tests.soak.soak_saves import byte_mutation, dumps
 from tests.test_hostile_saves import mutate
 from uno_env.core import EDITIONS, Game, Rules
@@ -93,20 +91,18 @@ def action_mutation(data: dict[str, Any], rng: random.Random) -> str:
     return f"{extra} appended"
 
 
-class ReplaySoak:
+class ReplaySoak(ScratchFolder):
     """The real replays (built once) and the folder the mutated files are written to."""
 
+    prefix = "soak_replays_"
+
     def __init__(self) -> None:
+        super().__init__()
         self.replays: list[dict[str, Any]] = []
-        self.folder: Path | None = None
 
     def setup(self, args: Any) -> None:
         self.replays = real_replays(args.replays, args.seed)
-        self.folder = Path(tempfile.mkdtemp(prefix="soak_replays_"))
-
-    def teardown(self) -> None:
-        if self.folder is not None:
-            shutil.rmtree(self.folder, ignore_errors=True)
+        self.open_scratch()
 
     def make_case(self, rng: random.Random, index: int) -> Case:
         assert self.folder is not None
@@ -145,6 +141,7 @@ class ReplaySoak:
 
 def family() -> Family:
     """The replays family."""
+
     state = ReplaySoak()
     return Family("replays", state.make_case, (ReplayError,), case_timeout=60.0, max_rss_growth_mib=512.0,
                   setup=state.setup, teardown=state.teardown,

@@ -18,9 +18,7 @@ from __future__ import annotations
 
 import json
 import random
-import shutil
 import sys
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -28,7 +26,7 @@ from typing import Any
 from agents import choose_action
 from agents.human import HumanAgent
 from agents.registry import AgentSpecError
-from tests.soak.harness import Case, Family, main
+from tests.soak.harness import Case, Family, ScratchFolder, main
 from tests.test_hostile_saves import ODD_VALUES, mutate, play_on, real_saves
 from uno_app.terminal import SAVE_FORMAT, SAVE_VERSION, make_opponent, read_save
 from uno_env.core import StateError
@@ -93,20 +91,18 @@ def dumps(data: Any) -> bytes:
         sys.setrecursionlimit(limit)
 
 
-class SaveSoak:
+class SaveSoak(ScratchFolder):
     """The real saves (built once) and the folder the mutated files are written to."""
 
+    prefix = "soak_saves_"
+
     def __init__(self) -> None:
+        super().__init__()
         self.saves: list[dict[str, Any]] = []
-        self.folder: Path | None = None
 
     def setup(self, args: Any) -> None:
         self.saves = real_saves(args.saves, args.seed)
-        self.folder = Path(tempfile.mkdtemp(prefix="soak_saves_"))
-
-    def teardown(self) -> None:
-        if self.folder is not None:
-            shutil.rmtree(self.folder, ignore_errors=True)
+        self.open_scratch()
 
     def make_case(self, rng: random.Random, index: int) -> Case:
         assert self.folder is not None
@@ -171,6 +167,7 @@ class SaveSoak:
 
 def family() -> Family:
     """The saves family."""
+
     state = SaveSoak()
     return Family("saves", state.make_case, (StateError, AgentSpecError), case_timeout=30.0,
                   max_rss_growth_mib=512.0, setup=state.setup, teardown=state.teardown,

@@ -29,7 +29,6 @@ import re
 import shutil
 import signal
 import sys
-import tempfile
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -37,7 +36,7 @@ from typing import Any
 
 import yaml
 
-from tests.soak.harness import Case, Family, main
+from tests.soak.harness import Case, Family, ScratchFolder, main
 from tests.soak.soak_saves import dumps
 from tests.test_hostile_saves import mutate
 
@@ -224,21 +223,19 @@ def tamper_case(folder: Path, rng: random.Random) -> Case:
 
 
 # ---------------------------------------------------------------------- the family
-class TrainingSoak:
+class TrainingSoak(ScratchFolder):
     """The folder every case works in (one sub-folder each, removed after it)."""
 
+    prefix = "soak_training_"
+
     def __init__(self) -> None:
-        self.folder: Path | None = None
+        super().__init__()
 
     def setup(self, args: Any) -> None:
         import torch
 
         torch.set_num_threads(1)
-        self.folder = Path(tempfile.mkdtemp(prefix="soak_training_"))
-
-    def teardown(self) -> None:
-        if self.folder is not None:
-            shutil.rmtree(self.folder, ignore_errors=True)
+        self.open_scratch()
 
     def make_case(self, rng: random.Random, index: int) -> Case:
         assert self.folder is not None
@@ -251,6 +248,7 @@ class TrainingSoak:
 
 def family() -> Family:
     """The training family."""
+
     from training.run.config import ConfigError
     from training.run.resume import ResumeError
 
