@@ -110,6 +110,21 @@ def test_the_sparse_first_layer_is_the_dense_product_forward_and_backward() -> N
         assert torch.allclose(ours, dense, atol=1e-5) and torch.allclose(ours_grad, layer.weight.grad, atol=1e-4)
 
 
+def test_the_sparse_layer_never_uses_a_dead_networks_weights_whose_id_and_version_a_new_one_reuses() -> None:
+    # the no-grad path keeps each weight's transpose; a new layer's weight often gets a freed one's id and
+    # the same version count (made, then copied into once): the cached transpose must not be used for it
+    generator = torch.Generator().manual_seed(0)
+    x = torch.zeros(4, 40)
+    x[:, :3] = 1.0
+    scale = torch.ones(40)
+    for _ in range(50):
+        layer = torch.nn.Linear(40, 8)
+        with torch.no_grad():
+            layer.weight.copy_(torch.randn(8, 40, generator=generator))
+            assert torch.allclose(sparse_linear(layer, x, scale), layer(x * scale), atol=1e-5)
+        del layer
+
+
 def _reference_gae(slots: np.ndarray, rewards: np.ndarray, dones: np.ndarray, boots: np.ndarray,
                    values: np.ndarray, last: np.ndarray, gamma: float, lam: float) -> np.ndarray:
     """Per table: the learner's steps as one sequence, then textbook GAE over it."""

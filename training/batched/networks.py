@@ -4,6 +4,7 @@ export to the checkpoint format's tensors, and the masked action sampling."""
 from __future__ import annotations
 
 import math
+import weakref
 from collections.abc import Sequence
 from typing import Any
 
@@ -77,20 +78,22 @@ def sparse_linear(layer: nn.Linear, x: torch.Tensor, scale: torch.Tensor) -> tor
                                              per_sample_weights=x[rows, cols] * scale[cols]) + layer.bias
 
 
-_TRANSPOSED: dict[int, tuple[int, torch.Tensor]] = {}  # id(weight) -> (its version, its transpose)
+_TRANSPOSED: dict[int, tuple[weakref.ref[torch.Tensor], int, torch.Tensor]] = {}  # id(weight) -> (it, its version, its transpose)
 
 
 def _columns(weight: torch.Tensor) -> torch.Tensor:
     """``weight.t()`` as a contiguous tensor; without autograd, kept until the weight changes (a rollout
-    makes hundreds of forward passes with the same weights)."""
+    makes hundreds of forward passes with the same weights). An entry is used only for the very tensor it
+    was made from: a new network's weight may get a dead one's ``id`` and version number."""
     if torch.is_grad_enabled() and weight.requires_grad:
         return weight.t().contiguous()
     cached = _TRANSPOSED.get(id(weight))
-    if cached is None or cached[0] != weight._version or cached[1].shape != weight.t().shape:
+    if cached is None or cached[0]() is not weight or cached[1] != weight._version \
+            or cached[2].shape != weight.t().shape:
         if len(_TRANSPOSED) > 256:  # weights of networks long gone
             _TRANSPOSED.clear()
-        cached = _TRANSPOSED[id(weight)] = (weight._version, weight.detach().t().contiguous())
-    return cached[1]
+        cached = _TRANSPOSED[id(weight)] = (weakref.ref(weight), weight._version, weight.detach().t().contiguous())
+    return cached[2]
 
 
 class Actor(Mlp):
