@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from helpers import table_position
 
-from agents import RuleAgent, choose_action
+from agents import RuleAgent, choose_action, guided
 from agents.critic import PrivilegedCritic, write_critic
 from agents.guided import GuidedAgent
 from agents.ppo_agent import SHIPPED_DIR, PPOAgent
@@ -294,8 +294,11 @@ def test_compare_reads_only_the_view(policy: PPOAgent, critic: PrivilegedCritic,
     assert len(choices) == 1 and choices <= set(view["legal_action_ids"])
 
 
-def test_compare_overrules_the_prior_only_when_the_paired_values_say_so() -> None:
-    # Seat 0 holds one card that plays and goes out; the bad guide prefers drawing.
+def test_compare_overrules_the_prior_only_when_the_paired_values_say_so(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Seat 0 holds one card that plays and goes out; the bad guide prefers drawing. Every seat of a
+    # playout draws too, so a playout after drawing runs to the decision cap (a draw, 0.5): a lower cap
+    # keeps its values and the test short (3,000 decisions a playout took 27-34 s in full runs).
+    monkeypatch.setattr(guided, "MAX_PLAYOUT_DECISIONS", 200)
     game = table_position(num_players=4, hands=[["R5"], ["B1", "B2", "B3"], ["G1", "G2", "G3"], ["Y1", "Y2", "Y3"]],
                           top="R9")
     view = game.view(0)
