@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -212,10 +213,15 @@ def test_same_config_and_seed_train_the_same_weights(tmp_path: Path) -> None:
     assert all(np.array_equal(weights[0][k], weights[1][k]) for k in weights[0])
 
 
-def test_a_run_stops_at_exactly_total_steps_even_mid_rollout(tmp_path: Path) -> None:
+def test_a_run_stops_at_exactly_total_steps_even_mid_rollout(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     data = _smoke_config(tmp_path / "run", total_steps=200)  # rollouts of 2 envs x 64 steps: 128, 256, ...
     data["eval"]["matchups"] = []
+    assert not data.get("tensorboard")
+    temp = tmp_path / "temp"
+    temp.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(temp))
     train(config_from_dict(data))
+    assert list(temp.iterdir()) == []  # SB3's own logger set-up leaves an empty SB3-<time> folder there
     state = json.loads((tmp_path / "run" / "resume" / "state.json").read_text())
     assert state["steps"] == 200 and state["resumed_at"] == [] and state["complete"]
     assert PPOAgent.load(tmp_path / "run" / "last.safetensors").metadata["steps"] == 200

@@ -61,6 +61,7 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
 import random  # noqa: E402
+import sys  # noqa: E402
 from collections import defaultdict, deque  # noqa: E402
 from collections.abc import Callable  # noqa: E402
 from pathlib import Path  # noqa: E402
@@ -154,6 +155,7 @@ class Sb3Trainer:
     """
 
     def __init__(self, config: TrainConfig, model: MaskablePPO, run_dir: Path, fresh: bool) -> None:
+        from stable_baselines3.common.logger import HumanOutputFormat, Logger
         from stable_baselines3.common.utils import configure_logger
 
         self.config, self.model, self.run_dir = config, model, run_dir
@@ -163,8 +165,13 @@ class Sb3Trainer:
         self._imitation_logged = False
         self.stop: StopRequests | None = None  # the current learn_until's, read by the callback
         self.progress: Progress | None = None
-        # where SB3's learn(reset_num_timesteps=fresh) would log: tb/tb_<n+1> for a fresh run, tb/tb_<n> on resume
-        model.set_logger(configure_logger(model.verbose, model.tensorboard_log, "tb", reset_num_timesteps=fresh))
+        # where SB3's learn(reset_num_timesteps=fresh) would log: tb/tb_<n+1> for a fresh run, tb/tb_<n> on resume.
+        # Without TensorBoard, SB3's configure_logger makes an empty SB3-<time> folder in the temp folder on
+        # every call; a logger with no folder writes nowhere but the standard output it is given.
+        if model.tensorboard_log is not None:
+            model.set_logger(configure_logger(model.verbose, model.tensorboard_log, "tb", reset_num_timesteps=fresh))
+        else:
+            model.set_logger(Logger(None, [HumanOutputFormat(sys.stdout)] if model.verbose >= 1 else []))
         self.callback = _callback(self)
 
     @property
