@@ -182,6 +182,7 @@ from gymnasium import spaces
 from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
+from pettingzoo.utils.wrappers import order_enforcing
 
 from . import register_envs
 from .core import actions as A
@@ -263,11 +264,85 @@ class BoundAttributes:
 
 
 class TerminateIllegalWrapper(BoundAttributes, wrappers.TerminateIllegalWrapper):  # type: ignore[misc]
-    """PettingZoo's ``TerminateIllegalWrapper`` with the episode's attributes bound (``BoundAttributes``)."""
+    """PettingZoo's ``TerminateIllegalWrapper`` with the episode's attributes bound (``BoundAttributes``).
+
+    ``observe`` keeps the deciding agent's observation and info as PettingZoo's does, reading the
+    bare env once. ``step`` hands the usual decision (a live agent plays an action that the mask
+    it last observed allows) straight to the env, which is what PettingZoo's ``step`` does with
+    it; everything else (an illegal action, a finished agent, no observation yet) goes through
+    PettingZoo's ``step`` itself.
+    """
+
+    def observe(self, agent: str) -> Any:
+        obs = self.env.observe(agent)
+        bare = self._bare
+        if agent == bare.agent_selection:
+            info: Any = bare.infos.get(agent, {})
+            self._prev_obs = obs
+            self._prev_info = info
+        return obs
+
+    def step(self, action: Any) -> None:
+        bare = self._bare
+        agent = bare.agent_selection
+        prev = self._prev_obs
+        if (type(prev) is dict and not (bare.terminations[agent] or bare.truncations[agent])
+                and "action_mask" in prev and prev["action_mask"][action]):
+            self._prev_obs = self._prev_info = None
+            self.env.step(action)
+        else:
+            super().step(action)
 
 
 class OrderEnforcingWrapper(BoundAttributes, wrappers.OrderEnforcingWrapper):  # type: ignore[misc]
-    """PettingZoo's ``OrderEnforcingWrapper`` with the episode's attributes bound (``BoundAttributes``)."""
+    """PettingZoo's ``OrderEnforcingWrapper`` with the episode's attributes bound (``BoundAttributes``).
+
+    After ``reset``, ``step`` and ``last`` do what PettingZoo's do in one hop to the bare env
+    (its order checks pass then, but for stepping with no agents left, which goes through
+    PettingZoo's ``step`` and its warning); before ``reset`` PettingZoo's own methods raise.
+    """
+
+    def step(self, action: Any) -> None:
+        if self._has_reset and self._bare.agents:
+            self._has_updated = True
+            self.env.step(action)
+        else:
+            super().step(action)
+
+    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, Any]:
+        if not self._has_reset:
+            return super().last(observe)  # type: ignore[no-any-return]
+        bare = self._bare
+        agent = bare.agent_selection
+        observation = self.env.observe(agent) if observe else None
+        return (observation, bare._cumulative_rewards[agent], bare.terminations[agent],
+                bare.truncations[agent], bare.infos[agent])
+
+    def agent_iter(self, max_iter: int = 2**63) -> AECOrderEnforcingIterable:
+        if not self._has_reset:
+            return super().agent_iter(max_iter)  # type: ignore[no-any-return]
+        return AECOrderEnforcingIterable(self, max_iter)
+
+
+class AECOrderEnforcingIterable(order_enforcing.AECOrderEnforcingIterable):  # type: ignore[misc]
+    """PettingZoo's ``agent_iter()`` iterable, iterating with ``AECOrderEnforcingIterator``."""
+
+    def __iter__(self) -> AECOrderEnforcingIterator:
+        return AECOrderEnforcingIterator(self.env, self.max_iter)
+
+
+class AECOrderEnforcingIterator(order_enforcing.AECOrderEnforcingIterator):  # type: ignore[misc]
+    """PettingZoo's ``agent_iter()`` iterator (same stop, same check), reading the bare env in one hop."""
+
+    def __next__(self) -> str:
+        env = self.env
+        bare = env._bare
+        if not bare.agents or self.iters_til_term <= 0:
+            raise StopIteration
+        self.iters_til_term -= 1
+        assert env._has_updated, "need to call step() or reset() in a loop over `agent_iter`"
+        env._has_updated = False
+        return bare.agent_selection  # type: ignore[no-any-return]
 
 
 class AssertOutOfBoundsWrapper(BoundAttributes, wrappers.AssertOutOfBoundsWrapper):  # type: ignore[misc]
@@ -280,6 +355,9 @@ class AssertOutOfBoundsWrapper(BoundAttributes, wrappers.AssertOutOfBoundsWrappe
     """
 
     def step(self, action: Any) -> None:
+        if type(action) is int and 0 <= action < NUM_ACTIONS:  # an id in range passes for every agent
+            self.env.step(action)
+            return
         agent = self._bare.agent_selection
         if not (self._bare.terminations[agent] or self._bare.truncations[agent]):
             if action is None:
