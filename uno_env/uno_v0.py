@@ -19,7 +19,8 @@ This module is the PettingZoo-style entry point (like ``pettingzoo.classic.conne
 ``uno_env.uno_v0.env(**kwargs)`` stacks PettingZoo's standard wrappers like its classic games
 (``TerminateIllegalWrapper``, ``AssertOutOfBoundsWrapper``, ``OrderEnforcingWrapper``; subclasses
 that read the episode's attributes from the bare env directly instead of through each layer's
-``__getattr__``, and whose out-of-bounds check raises ``IllegalActionError``);
+``__getattr__``, pass the usual calls on in one hop after the same checks, and whose
+out-of-bounds check raises ``IllegalActionError``);
 ``uno_env.uno_v0.raw_env(**kwargs)`` is the bare environment; ``uno_env.env`` and
 ``uno_env.raw_env`` are the same two. ``pettingzoo.make("aec", "uno_env/uno-v0", **kwargs)``
 builds the wrapped one once registered (see ``uno_env.register_envs``).
@@ -166,7 +167,9 @@ Version history
     id), or ``uno_env.register_envs()``;
   - ``env()`` returns subclasses of PettingZoo's stock wrappers that bind the episode's
     attributes (PettingZoo forwards them through ``__getattr__`` per layer, which cost more than
-    the game); its out-of-bounds check raises ``IllegalActionError`` (was ``AssertionError``, and
+    the game), and whose usual calls (``agent_iter``, ``last``, a legal ``step``) skip the layers'
+    forwarding after the same checks (every result, error and warning as PettingZoo's); its
+    out-of-bounds check raises ``IllegalActionError`` (was ``AssertionError``, and
     an ``IndexError`` under ``python -O``), for non-integer actions too;
   - an unknown keyword raises ``UnknownOptionError`` (a ``RulesError`` and a ``TypeError``);
   - ``infos="mask"`` gives every agent ``{"action_mask": ...}``.
