@@ -775,3 +775,91 @@ def test_unknown_keyword_message_has_pythons_wording_that_torchrl_matches() -> N
             make(frameskip=1)
     with pytest.raises(TypeError, match="unexpected keyword argument 'a_bogus'"):
         uno_env.env(a_bogus=1, frameskip=1)  # Python's wording names the first, like Python does
+
+
+def stock_wrapped_env(**kwargs: Any) -> Any:
+    """``raw_env`` under PettingZoo's own wrappers, stacked as ``env()`` stacks its subclasses."""
+    aec: Any = wrappers.TerminateIllegalWrapper(raw_env(**kwargs), illegal_reward=-1)
+    return wrappers.OrderEnforcingWrapper(wrappers.AssertOutOfBoundsWrapper(aec))
+
+
+def drive(env: Any, seed: int, steps: int) -> list[Any]:
+    """Everything a seeded, erratic client sees: every call's result, error and PettingZoo warning."""
+    from pettingzoo.utils.env_logger import EnvLogger
+
+    rng = random.Random(seed)
+    seen: list[Any] = []
+
+    def call(name: str, *args: Any) -> Any:
+        EnvLogger.flush()
+        try:
+            result = getattr(env, name)(*args)
+        except Exception as error:  # noqa: BLE001 (the error itself is what is compared)
+            seen.append(("error", name, type(error).__name__, str(error)))
+            return None
+        seen.append(("called", name, list(EnvLogger.mqueue)))
+        return result
+
+    def record(out: Any) -> None:
+        if isinstance(out, tuple):  # last(): observation (or None), reward, flags, info
+            obs = out[0]
+            seen.append(("last", None if obs is None else (obs["observation"].tolist(), obs["action_mask"].tolist()), out[1:]))
+
+    call("last")
+    call("step", 0)
+    call("observe", "player_0")
+    call("agent_iter")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        env.reset(seed=seed)
+        left = steps
+        while left > 0:
+            for agent in env.agent_iter(max_iter=rng.randrange(1, 200)):  # stops at the end or after max_iter
+                left -= 1
+                roll = rng.random()
+                if roll < 0.1:
+                    record(call("last", False))  # no observation: the illegal check observes itself
+                elif roll < 0.2:
+                    obs = call("observe", rng.choice(env.possible_agents))  # any agent's
+                    seen.append(("observe", obs["observation"].tolist(), obs["action_mask"].tolist()))
+                else:
+                    record(call("last"))
+                if env.terminations[agent] or env.truncations[agent]:
+                    call("step", None if rng.random() < 0.95 else 0)
+                    continue
+                mask = env.unwrapped.observe(agent)["action_mask"]
+                pool = np.flatnonzero(mask == 0) if rng.random() < 0.01 else np.flatnonzero(mask)
+                action = int(rng.choice(pool.tolist()))
+                call("step", action if rng.random() < 0.8 else np.int64(action))
+                seen.append(("state", env.agent_selection if env.agents else None, dict(env.rewards),
+                             dict(env.terminations), dict(env.truncations), dict(env._cumulative_rewards)))
+            seen.append(("iteration ended", left, list(env.agents)))
+            if not env.agents:
+                call("step", None)  # after the end: PettingZoo's warning
+                env.reset()
+            elif rng.random() < 0.3:
+                agents = iter(env.agent_iter())
+                next(agents)
+                try:
+                    next(agents)  # no step in between: PettingZoo's iterator refuses
+                except AssertionError as error:
+                    seen.append(("error", "next", type(error).__name__, str(error)))
+                env.reset()
+    return seen
+
+
+@pytest.mark.parametrize("num_players", [2, 4])
+def test_env_wrappers_do_exactly_what_pettingzoos_stock_wrappers_do(num_players: int) -> None:
+    # env()'s subclasses take one-hop paths for the usual calls: every result, error and warning
+    # must be PettingZoo's, illegal moves, finished agents and calls before reset included.
+    kwargs = {"num_players": num_players, "episode": "round", "max_turns": 120}
+    ours = drive(uno_env.env(**kwargs), seed=num_players, steps=1_500)
+    stock = drive(stock_wrapped_env(**kwargs), seed=num_players, steps=1_500)
+    assert len(ours) == len(stock) and ours == stock
+    refused = {(entry[1], entry[2]) for entry in stock if entry[0] == "error"}
+    assert refused == {("last", "AttributeError"), ("step", "AssertionError"), ("observe", "AssertionError"),
+                       ("agent_iter", "AssertionError"),  # before reset
+                       ("step", "ValueError"),  # a finished agent stepped with an action
+                       ("next", "AssertionError")}  # agent_iter's next without a step
+    warned = [m for entry in stock if entry[0] == "called" for m in entry[2]]
+    assert any("Illegal move" in m for m in warned) and any("after all agents" in m for m in warned)

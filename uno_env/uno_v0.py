@@ -19,7 +19,8 @@ This module is the PettingZoo-style entry point (like ``pettingzoo.classic.conne
 ``uno_env.uno_v0.env(**kwargs)`` stacks PettingZoo's standard wrappers like its classic games
 (``TerminateIllegalWrapper``, ``AssertOutOfBoundsWrapper``, ``OrderEnforcingWrapper``; subclasses
 that read the episode's attributes from the bare env directly instead of through each layer's
-``__getattr__``, and whose out-of-bounds check raises ``IllegalActionError``);
+``__getattr__``, pass the usual calls on in one hop after the same checks, and whose
+out-of-bounds check raises ``IllegalActionError``);
 ``uno_env.uno_v0.raw_env(**kwargs)`` is the bare environment; ``uno_env.env`` and
 ``uno_env.raw_env`` are the same two. ``pettingzoo.make("aec", "uno_env/uno-v0", **kwargs)``
 builds the wrapped one once registered (see ``uno_env.register_envs``).
@@ -166,7 +167,9 @@ Version history
     id), or ``uno_env.register_envs()``;
   - ``env()`` returns subclasses of PettingZoo's stock wrappers that bind the episode's
     attributes (PettingZoo forwards them through ``__getattr__`` per layer, which cost more than
-    the game); its out-of-bounds check raises ``IllegalActionError`` (was ``AssertionError``, and
+    the game), and whose usual calls (``agent_iter``, ``last``, a legal ``step``) skip the layers'
+    forwarding after the same checks (every result, error and warning as PettingZoo's); its
+    out-of-bounds check raises ``IllegalActionError`` (was ``AssertionError``, and
     an ``IndexError`` under ``python -O``), for non-integer actions too;
   - an unknown keyword raises ``UnknownOptionError`` (a ``RulesError`` and a ``TypeError``);
   - ``infos="mask"`` gives every agent ``{"action_mask": ...}``.
@@ -182,6 +185,7 @@ from gymnasium import spaces
 from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
+from pettingzoo.utils.wrappers import order_enforcing
 
 from . import register_envs
 from .core import actions as A
@@ -263,11 +267,85 @@ class BoundAttributes:
 
 
 class TerminateIllegalWrapper(BoundAttributes, wrappers.TerminateIllegalWrapper):  # type: ignore[misc]
-    """PettingZoo's ``TerminateIllegalWrapper`` with the episode's attributes bound (``BoundAttributes``)."""
+    """PettingZoo's ``TerminateIllegalWrapper`` with the episode's attributes bound (``BoundAttributes``).
+
+    ``observe`` keeps the deciding agent's observation and info as PettingZoo's does, reading the
+    bare env once. ``step`` hands the usual decision (a live agent plays an action that the mask
+    it last observed allows) straight to the env, which is what PettingZoo's ``step`` does with
+    it; everything else (an illegal action, a finished agent, no observation yet) goes through
+    PettingZoo's ``step`` itself.
+    """
+
+    def observe(self, agent: str) -> Any:
+        obs = self.env.observe(agent)
+        bare = self._bare
+        if agent == bare.agent_selection:
+            info: Any = bare.infos.get(agent, {})
+            self._prev_obs = obs
+            self._prev_info = info
+        return obs
+
+    def step(self, action: Any) -> None:
+        bare = self._bare
+        agent = bare.agent_selection
+        prev = self._prev_obs
+        if (type(prev) is dict and not (bare.terminations[agent] or bare.truncations[agent])
+                and "action_mask" in prev and prev["action_mask"][action]):
+            self._prev_obs = self._prev_info = None
+            self.env.step(action)
+        else:
+            super().step(action)
 
 
 class OrderEnforcingWrapper(BoundAttributes, wrappers.OrderEnforcingWrapper):  # type: ignore[misc]
-    """PettingZoo's ``OrderEnforcingWrapper`` with the episode's attributes bound (``BoundAttributes``)."""
+    """PettingZoo's ``OrderEnforcingWrapper`` with the episode's attributes bound (``BoundAttributes``).
+
+    After ``reset``, ``step`` and ``last`` do what PettingZoo's do in one hop to the bare env
+    (its order checks pass then, but for stepping with no agents left, which goes through
+    PettingZoo's ``step`` and its warning); before ``reset`` PettingZoo's own methods raise.
+    """
+
+    def step(self, action: Any) -> None:
+        if self._has_reset and self._bare.agents:
+            self._has_updated = True
+            self.env.step(action)
+        else:
+            super().step(action)
+
+    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, Any]:
+        if not self._has_reset:
+            return super().last(observe)  # type: ignore[no-any-return]
+        bare = self._bare
+        agent = bare.agent_selection
+        observation = self.env.observe(agent) if observe else None
+        return (observation, bare._cumulative_rewards[agent], bare.terminations[agent],
+                bare.truncations[agent], bare.infos[agent])
+
+    def agent_iter(self, max_iter: int = 2**63) -> AECOrderEnforcingIterable:
+        if not self._has_reset:
+            return super().agent_iter(max_iter)  # type: ignore[no-any-return]
+        return AECOrderEnforcingIterable(self, max_iter)
+
+
+class AECOrderEnforcingIterable(order_enforcing.AECOrderEnforcingIterable):  # type: ignore[misc]
+    """PettingZoo's ``agent_iter()`` iterable, iterating with ``AECOrderEnforcingIterator``."""
+
+    def __iter__(self) -> AECOrderEnforcingIterator:
+        return AECOrderEnforcingIterator(self.env, self.max_iter)
+
+
+class AECOrderEnforcingIterator(order_enforcing.AECOrderEnforcingIterator):  # type: ignore[misc]
+    """PettingZoo's ``agent_iter()`` iterator (same stop, same check), reading the bare env in one hop."""
+
+    def __next__(self) -> str:
+        env = self.env
+        bare = env._bare
+        if not bare.agents or self.iters_til_term <= 0:
+            raise StopIteration
+        self.iters_til_term -= 1
+        assert env._has_updated, "need to call step() or reset() in a loop over `agent_iter`"
+        env._has_updated = False
+        return bare.agent_selection  # type: ignore[no-any-return]
 
 
 class AssertOutOfBoundsWrapper(BoundAttributes, wrappers.AssertOutOfBoundsWrapper):  # type: ignore[misc]
@@ -280,6 +358,9 @@ class AssertOutOfBoundsWrapper(BoundAttributes, wrappers.AssertOutOfBoundsWrappe
     """
 
     def step(self, action: Any) -> None:
+        if type(action) is int and 0 <= action < NUM_ACTIONS:  # an id in range passes for every agent
+            self.env.step(action)
+            return
         agent = self._bare.agent_selection
         if not (self._bare.terminations[agent] or self._bare.truncations[agent]):
             if action is None:
