@@ -38,6 +38,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import torch
+from against_random import win_rate_against_random
 from tianshou.algorithm import DQN
 from tianshou.algorithm.modelfree.dqn import DiscreteQLearningPolicy
 from tianshou.algorithm.multiagent.marl import MultiAgentOffPolicyAlgorithm
@@ -67,18 +68,28 @@ class Args:
     """Tables collected from in parallel (``DummyVectorEnv``)."""
     hidden: int = 64
     """Width of the Q-network's two hidden layers."""
+    activation: str = "ReLU"
+    """The hidden layers' activation (a ``torch.nn`` name)."""
     lr: float = 1e-3
     """Adam's learning rate."""
     gamma: float = 0.99
     """Discount per step of the stream (a seat's own decisions are ``NUM_PLAYERS`` steps apart)."""
+    eps_start: float = 1.0
+    """Epsilon-greedy exploration at the start of training (1: uniformly random legal actions)."""
     eps: float = 0.1
-    """Epsilon-greedy exploration while collecting."""
+    """Epsilon-greedy exploration once ``eps_decay_steps`` env steps have been collected."""
+    eps_decay_steps: int = 20_000
+    """Env steps over which epsilon falls linearly from ``eps_start`` to ``eps``."""
     cycles: int = 4
     """Own decisions a return spans: ``n_step_return_horizon = cycles * NUM_PLAYERS`` stream steps."""
+    buffer_size: int = 20_000
+    """Transitions the replay buffer holds (all seats' rows of the stream)."""
     batch_size: int = 64
     """Minibatch size of each gradient step."""
     updates_per_step: float = 0.25
     """Gradient steps per collected env step."""
+    target_update: int = 100
+    """Gradient steps between copies of the Q-network into the target network."""
     max_turns: int = 400
     """Decisions per round before it is cut off (a truncated round is won by nobody)."""
     eval_rounds: int = 100
@@ -96,11 +107,12 @@ def make_env(max_turns: int = 400) -> PettingZooEnv:
 class ScaledQNet(torch.nn.Module):
     """Tianshou's ``Net`` over the observation divided by its space's bound (counts reach 112)."""
 
-    def __init__(self, env: PettingZooEnv, hidden: int) -> None:
+    def __init__(self, env: PettingZooEnv, hidden: int, activation: str = "ReLU") -> None:
         super().__init__()
         space = env.observation_space["observation"]
         self.register_buffer("scale", torch.as_tensor(np.maximum(space.high, 1.0), dtype=torch.float32))
-        self.net = Net(state_shape=space.shape, action_shape=env.action_space.n, hidden_sizes=[hidden, hidden])
+        self.net = Net(state_shape=space.shape, action_shape=env.action_space.n, hidden_sizes=[hidden, hidden],
+                       activation=getattr(torch.nn, activation))
 
     def forward(self, obs: np.ndarray | torch.Tensor, state: object = None, info: object = None) -> tuple[torch.Tensor, object]:
         """Q-values of every action (and the unused recurrent state), as Tianshou's policies call a model."""
@@ -110,34 +122,39 @@ class ScaledQNet(torch.nn.Module):
 def build_algorithm(args: Args) -> tuple[MultiAgentOffPolicyAlgorithm, DiscreteQLearningPolicy]:
     """DQN in the learner's seat, Tianshou's masked random policy in the other."""
     env = make_env(args.max_turns)
-    net = ScaledQNet(env, args.hidden)
-    policy = DiscreteQLearningPolicy(model=net, action_space=env.action_space, eps_training=args.eps)
+    net = ScaledQNet(env, args.hidden, args.activation)
+    policy = DiscreteQLearningPolicy(model=net, action_space=env.action_space, eps_training=args.eps_start)
     learner = DQN(policy=policy, optim=AdamOptimizerFactory(lr=args.lr), gamma=args.gamma,
-                  n_step_return_horizon=args.cycles * NUM_PLAYERS, target_update_freq=100)
+                  n_step_return_horizon=args.cycles * NUM_PLAYERS, target_update_freq=args.target_update)
     opponent = MARLRandomDiscreteMaskedOffPolicyAlgorithm(action_space=env.action_space)
     seats = [opponent] * NUM_PLAYERS
     seats[LEARNER] = learner
     return MultiAgentOffPolicyAlgorithm(algorithms=seats, env=env), policy
 
 
-def win_rate(algorithm: MultiAgentOffPolicyAlgorithm, rounds: int, max_turns: int, seed: int) -> tuple[int, int]:
-    """(rounds the learner won, rounds played), greedy, on ``rounds`` deals from ``seed``."""
-    envs = DummyVectorEnv([lambda: make_env(max_turns) for _ in range(2)])
-    envs.seed(seed)
-    collector = Collector(algorithm, envs)
-    stats = collector.collect(n_episode=rounds, reset_before_collect=True)
-    returns = np.asarray(stats.returns).reshape(-1, NUM_PLAYERS)  # every seat's return per round
-    return int((returns[:, LEARNER] > 0).sum()), len(returns)
+def win_rate(policy: DiscreteQLearningPolicy, rounds: int, seed: int) -> tuple[float, int, float, float]:
+    """(won, played, Wilson low, high): the legal action of highest Q-value against uniform random play."""
+
+    def scores(observation: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        with torch.no_grad():
+            q, _ = policy.model(observation[None])
+        return q[0].numpy()
+
+    return win_rate_against_random(scores, games=rounds, seed=seed)
 
 
 def train(args: Args) -> MultiAgentOffPolicyAlgorithm:
     """Train the learner's seat with Tianshou's off-policy trainer."""
     torch.manual_seed(args.seed)
     np.random.seed(args.seed)  # Tianshou's epsilon-greedy and random policy use numpy's global generator
-    algorithm, _ = build_algorithm(args)
+    algorithm, policy = build_algorithm(args)
+
+    def set_eps(epoch: int, env_step: int) -> None:  # Tianshou's DQN examples schedule epsilon here
+        policy.set_eps_training(args.eps_start + (args.eps - args.eps_start) * min(1.0, env_step / args.eps_decay_steps))
+
     train_envs = DummyVectorEnv([lambda: make_env(args.max_turns) for _ in range(args.envs)])
     train_envs.seed(args.seed)
-    buffer = VectorReplayBuffer(20_000, args.envs)
+    buffer = VectorReplayBuffer(args.buffer_size, args.envs)
     train_collector = Collector(algorithm, train_envs, buffer, exploration_noise=True)
     train_collector.reset()
     train_collector.collect(n_step=args.batch_size * args.envs)
@@ -145,7 +162,7 @@ def train(args: Args) -> MultiAgentOffPolicyAlgorithm:
         training_collector=train_collector, max_epochs=args.epochs, epoch_num_steps=args.epoch_steps,
         collection_step_num_env_steps=NUM_PLAYERS * args.envs * 8, batch_size=args.batch_size,
         update_step_num_gradient_steps_per_sample=args.updates_per_step, test_collector=None,
-        verbose=False, show_progress=False))
+        training_fn=set_eps, verbose=False, show_progress=False))
     return algorithm
 
 
@@ -156,13 +173,10 @@ def main() -> None:
         parser.add_argument(f"--{name.replace('_', '-')}", type=type(value), default=value)
     args = Args(**vars(parser.parse_args()))
     torch.set_num_threads(1)
-    torch.manual_seed(args.seed)
-    before, _ = build_algorithm(args)
-    won, played = win_rate(before, args.eval_rounds, args.max_turns, seed=10_000)
-    print(f"untrained DQN seat: won {won} of {played} rounds against masked random")
     algorithm = train(args)
-    won, played = win_rate(algorithm, args.eval_rounds, args.max_turns, seed=10_000)
-    print(f"trained DQN seat: won {won} of {played} rounds against masked random")
+    policy = algorithm.get_algorithm(f"player_{LEARNER}").policy
+    won, played, low, high = win_rate(policy, args.eval_rounds, seed=10_000)
+    print(f"trained DQN seat: won {won:g} of {played} rounds against uniform random play (95% CI {low:.3f}-{high:.3f})")
 
 
 if __name__ == "__main__":
