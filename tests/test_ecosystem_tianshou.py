@@ -9,6 +9,7 @@ with the reason, where Tianshou is not installed.
 from __future__ import annotations
 
 import sys
+from typing import Any
 
 import numpy as np
 import pytest
@@ -27,6 +28,7 @@ from tianshou.utils.net.common import Net  # noqa: E402
 from tianshou.utils.torch_utils import policy_within_training_step  # noqa: E402
 
 import uno_env  # noqa: E402
+from uno_env.core.actions import COLOR_BASE, DRAW, KEEP  # noqa: E402
 
 pytestmark = pytest.mark.slow
 
@@ -133,7 +135,9 @@ def test_without_round_robin_the_seat_that_did_not_move_last_misses_its_result()
     assert missed and all(value != pytest.approx(final, abs=0.05) for value, final in missed)
 
 
-def test_the_tianshou_example_trains_and_evaluates_with_round_robin(monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.fixture
+def example(monkeypatch: pytest.MonkeyPatch) -> Any:
+    """``examples/ecosystem/tianshou_dqn.py``, imported as a module."""
     import importlib.util
     from pathlib import Path
 
@@ -141,9 +145,30 @@ def test_the_tianshou_example_trains_and_evaluates_with_round_robin(monkeypatch:
     monkeypatch.syspath_prepend(str(path.parent))  # the example imports its sibling against_random.py
     spec = importlib.util.spec_from_file_location("tianshou_dqn_example", path)
     assert spec is not None and spec.loader is not None
-    example = importlib.util.module_from_spec(spec)
-    monkeypatch.setitem(sys.modules, spec.name, example)  # dataclasses look their module up there
-    spec.loader.exec_module(example)
+    module = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, spec.name, module)  # dataclasses look their module up there
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_examples_training_opponent_plays_a_card_whenever_one_plays(example: Any) -> None:
+    # Seat 1 while the DQN seat trains: uniformly among the legal card plays (ids 0-54) where there is
+    # one, else uniformly among the legal actions (draw, keep, a color, WAIT...).
+    np.random.seed(0)
+    seat = example.CardsFirstRandom(action_space=example.make_env().action_space)
+    mask = np.zeros((4, 80), bool)
+    mask[0, [3, 54, DRAW]] = True  # two cards (a colored card, the special wild) or draw
+    mask[1, [12, KEEP]] = True  # play the drawn card or keep it
+    mask[2, DRAW] = True
+    mask[3, COLOR_BASE:COLOR_BASE + 4] = True
+    chosen = np.array([seat.policy(Batch(obs=Batch(mask=mask, obs=np.zeros((4, 1))), info=Batch())).act
+                       for _ in range(400)])
+    assert set(chosen[:, 0]) == {3, 54} and set(chosen[:, 1]) == {12} and set(chosen[:, 2]) == {DRAW}
+    assert set(chosen[:, 3]) == set(range(COLOR_BASE, COLOR_BASE + 4))
+    assert 150 < int(np.sum(chosen[:, 0] == 3)) < 250  # uniform between the two cards
+
+
+def test_the_tianshou_example_trains_and_evaluates_with_round_robin(example: Any) -> None:
     torch.set_num_threads(1)
     args = example.Args(epochs=1, epoch_steps=256, envs=2, batch_size=32, max_turns=100, eps_decay_steps=256)
     torch.manual_seed(args.seed)  # train() seeds the same way before it builds: these are its initial weights

@@ -44,6 +44,7 @@ from __future__ import annotations
 
 import argparse
 from dataclasses import dataclass
+from typing import cast
 
 import numpy as np
 import torch
@@ -53,16 +54,41 @@ from tianshou.algorithm.modelfree.dqn import DiscreteQLearningPolicy
 from tianshou.algorithm.multiagent.marl import MultiAgentOffPolicyAlgorithm
 from tianshou.algorithm.optim import AdamOptimizerFactory
 from tianshou.algorithm.random import MARLRandomDiscreteMaskedOffPolicyAlgorithm
-from tianshou.data import Collector, VectorReplayBuffer
+from tianshou.data import Batch, Collector, VectorReplayBuffer
+from tianshou.data.batch import BatchProtocol
+from tianshou.data.types import ActBatchProtocol, ObsBatchProtocol
 from tianshou.env import DummyVectorEnv, PettingZooEnv
 from tianshou.trainer import OffPolicyTrainerParams
 from tianshou.utils.net.common import Net
 
 import uno_env
+from uno_env.core.actions import NUM_PLAY_ACTIONS
 
 NUM_PLAYERS = 2
 LEARNER = 0
-"""The learner's seat (``player_0``); the other seat plays uniformly at random among legal actions."""
+"""The learner's seat (``player_0``); the other seat is ``CardsFirstRandom`` while it trains."""
+
+
+class CardsFirstRandom(MARLRandomDiscreteMaskedOffPolicyAlgorithm):
+    """Tianshou's masked random seat, but it plays a card whenever one plays.
+
+    Action ids below ``NUM_PLAY_ACTIONS`` (0-54) play a card; where one of them is legal it picks
+    uniformly among those, otherwise uniformly among the legal actions (``draw``, ``keep``, the
+    color after a wild, a round-robin ``WAIT``...). It learns nothing.
+    """
+
+    class Policy(MARLRandomDiscreteMaskedOffPolicyAlgorithm.Policy):
+        """The action rule, over a batch of masked observations."""
+
+        def forward(self, batch: ObsBatchProtocol, state: dict | BatchProtocol | np.ndarray | None = None,
+                    **kwargs: dict) -> ActBatchProtocol:
+            """A uniformly random legal card play where one is legal, else a uniformly random legal action."""
+            legal = np.array(batch.obs.mask, dtype=bool)  # type: ignore[attr-defined]
+            plays = legal[:, :NUM_PLAY_ACTIONS].any(axis=1)
+            legal[plays, NUM_PLAY_ACTIONS:] = False
+            logits = np.random.rand(*legal.shape)  # numpy's global generator, as Tianshou's random seat
+            logits[~legal] = -np.inf
+            return cast(ActBatchProtocol, Batch(act=logits.argmax(axis=-1)))
 
 
 @dataclass
@@ -129,13 +155,13 @@ class ScaledQNet(torch.nn.Module):
 
 
 def build_algorithm(args: Args) -> tuple[MultiAgentOffPolicyAlgorithm, DiscreteQLearningPolicy]:
-    """DQN in the learner's seat, Tianshou's masked random policy in the other."""
+    """DQN in the learner's seat, ``CardsFirstRandom`` in the other."""
     env = make_env(args.max_turns)
     net = ScaledQNet(env, args.hidden, args.activation)
     policy = DiscreteQLearningPolicy(model=net, action_space=env.action_space, eps_training=args.eps_start)
     learner = DQN(policy=policy, optim=AdamOptimizerFactory(lr=args.lr), gamma=args.gamma,
                   n_step_return_horizon=args.cycles * NUM_PLAYERS, target_update_freq=args.target_update)
-    opponent = MARLRandomDiscreteMaskedOffPolicyAlgorithm(action_space=env.action_space)
+    opponent = CardsFirstRandom(action_space=env.action_space)
     seats = [opponent] * NUM_PLAYERS
     seats[LEARNER] = learner
     return MultiAgentOffPolicyAlgorithm(algorithms=seats, env=env), policy
