@@ -10,10 +10,14 @@ in one replay stream. UNO's turn order is not a cycle, so in that stream a seat'
 would not reach its own result; ``uno_env.round_robin`` makes the order a cycle (a seat *waits*
 while another decides) and an ``n_step_return_horizon`` that is a multiple of ``NUM_PLAYERS`` makes
 each seat's return run from its decision to one of its own later ones, so its last transition carries its own terminal reward
-(``uno_env.turns`` explains why). Seat 0 learns with DQN; seat 1 is Tianshou's masked random
-policy. The script prints the trained seat's round win rate against uniform random play.
+(``uno_env.turns`` explains why). Seat 0 learns with DQN; seat 1, while it trains, is
+``CardsFirstRandom``: Tianshou's masked random seat, except that it plays a card whenever one plays
+(uniformly among the legal card plays, action ids 0-54), so rounds end (a round of uniformly random
+play lasts about 1,600 decisions). The script prints the trained seat's round win rate against
+uniformly random legal play (``against_random.py``: the project's harness, seats rotated, rounds
+abandoned after 1,000 decisions count as not won).
 
-The defaults avoid two traps of the earlier settings (``max_turns=400``, ``gamma=0.99``): a round
+The defaults avoid two traps of earlier settings (``max_turns=400``, ``gamma=0.99``): a round
 cut off at ``max_turns`` gives both seats 0 and, once cut off, no seat decides, so the bootstrap
 observation's mask is all zero and DQN's masked maximum there is below every Q-value of the batch
 (``tests/test_ecosystem_tianshou.py``); and with a cut-off worth 0 against a loss worth -1 and a
@@ -22,22 +26,15 @@ when the round is cut off, so a losing seat gains by drawing to drag the round o
 env's default 10,000 (a cut-off is rare), ``gamma=1``, and epsilon falls from 1 (uniformly random
 legal play) to 0.05 over 100,000 env steps (Tianshou's ``training_fn``, as its DQN examples do).
 
-**Not shown to learn.** Measured 2026-12-04 (2 shared cores, load 3-5), scored with the project's
-harness (``against_random.py``: greedy over the Q-values, 100 rounds against uniform random play,
-seats rotated, seed 1): the defaults (seed 0: 160,000 env steps after 8,192 before training, 749 s)
-won 0 of 100; all 10 rounds of a check reached 1,000 decisions, the greedy seat drawing in 1,266 of
-2,880 positions where a card played. 200,000 steps with a fifth of the updates (894 s) and, with
-epsilon 0.1 throughout, 4 tables and 48,000 steps (396 s) won 0 of 100 too. The stream is right (a random seat 0 won 12 of 24
-rounds, every final row holding both seats' rewards, the seats strictly alternating); the learner
-lacks finished rounds. A round of uniformly random play lasts about 1,600 decisions (median of 20;
-a seat that plays a card whenever one plays won 18 of 20 in a median of 127), and three untrained
-greedy networks won 0 of 30 rounds, half or more cut off at 1,000 decisions; so the 172,032
-transitions in the final buffer held 14 finished rounds (3 won), and after training ``Q(draw)`` and
-the best legal card's Q-value were 0.148 and 0.160 on average over 2,000 of seat 0's positions where
-a card played: too close to rank cards above ``draw`` where it matters. The PPO examples (RLlib, AgileRL) learn because a policy gradient
-pushes the one ``draw`` logit down at every decision. ``tests/test_ecosystem_tianshou.py`` tests the
-mechanism (every seat's last transition's n-step return is its own result) and that this script
-collects, schedules epsilon and trains.
+**Not shown to learn**, also against the cards-first opponent; docs/ecosystem.md has the measured
+figures. Its rounds finish (80-100 per 40,000 env steps), but the DQN seat wins few of them (2-4
+in 100, 1 in 100 after 120,000 steps), so nearly every return is -1, the Q-values of ``draw``,
+``keep`` and the best legal card stay within a few hundredths of each other, and the greedy seat
+still prefers ``draw`` to every legal card in a fifth to a third of the positions where a card plays
+and ``keep`` to a playable drawn card in over half: it won 0-3 of 100 rounds against uniformly random
+play. ``tests/test_ecosystem_tianshou.py`` tests the
+mechanism (every seat's last transition's n-step return is its own result), the opponent, and that
+this script collects, schedules epsilon and trains.
 """
 
 from __future__ import annotations
