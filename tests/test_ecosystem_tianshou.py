@@ -168,6 +168,30 @@ def test_the_examples_training_opponent_plays_a_card_whenever_one_plays(example:
     assert 150 < int(np.sum(chosen[:, 0] == 3)) < 250  # uniform between the two cards
 
 
+def test_a_seats_policy_is_not_within_the_training_step_while_the_trainer_collects(example: Any) -> None:
+    # Tianshou's trainer collects inside policy_within_training_step(algorithm.policy), but the
+    # MultiAgentPolicy does not pass the flag to its seats' policies, so a seat's DQN policy explores
+    # with eps_inference, not eps_training, while it collects: the example schedules both.
+    args = example.Args(eps_start=1.0)
+    algorithm, policy = example.build_algorithm(args)
+    policy.set_eps_inference(0.0)
+    envs = DummyVectorEnv([lambda: example.make_env(args.max_turns)])
+    envs.seed(0)
+    np.random.seed(0)
+    buffer = VectorReplayBuffer(2_000, 1)
+    collector = Collector(algorithm, envs, buffer, exploration_noise=True)
+    collector.reset()
+    with policy_within_training_step(algorithm.policy):
+        assert algorithm.policy.is_within_training_step and not policy.is_within_training_step
+        collector.collect(n_step=600)
+    data = buffer.sample(0)[0]
+    own = (data.obs.agent_id == "player_0") & (data.obs.mask.sum(axis=1) > 1)  # the learner's real decisions
+    with torch.no_grad():
+        q = policy.model(data.obs.obs[own])[0].numpy()
+    greedy = np.where(data.obs.mask[own].astype(bool), q, -np.inf).argmax(axis=1)
+    assert own.sum() > 20 and np.array_equal(greedy, data.act[own].astype(int))  # eps_training 1: unused
+
+
 def test_the_tianshou_example_trains_and_evaluates_with_round_robin(example: Any) -> None:
     torch.set_num_threads(1)
     args = example.Args(epochs=1, epoch_steps=256, envs=2, batch_size=32, max_turns=100, eps_decay_steps=256)
@@ -178,6 +202,7 @@ def test_the_tianshou_example_trains_and_evaluates_with_round_robin(example: Any
     trained = algorithm.get_algorithm("player_0").policy
     assert any(not torch.equal(w, p) for w, p in zip(initial, trained.model.parameters(), strict=True))
     assert args.eps < trained.eps_training < args.eps_start  # Tianshou called the epsilon schedule
+    assert trained.eps_inference == trained.eps_training  # ...for the epsilon the seat collects with (below)
     won, played, low, high = example.win_rate(trained, rounds=2, seed=10_000)
     assert played == 2 and 0 <= won <= 2 and 0 <= low <= high <= 1
 

@@ -155,7 +155,11 @@ def build_algorithm(args: Args) -> tuple[MultiAgentOffPolicyAlgorithm, DiscreteQ
     """DQN in the learner's seat, ``CardsFirstRandom`` in the other."""
     env = make_env(args.max_turns)
     net = ScaledQNet(env, args.hidden, args.activation)
-    policy = DiscreteQLearningPolicy(model=net, action_space=env.action_space, eps_training=args.eps_start)
+    # MultiAgentPolicy marks only itself, not its seats' policies, as within a training step while the
+    # trainer collects, so a seat's DQN policy explores with its eps_inference there (tested); train()
+    # schedules both. The score reads the Q-values directly (win_rate), with no exploration.
+    policy = DiscreteQLearningPolicy(model=net, action_space=env.action_space, eps_training=args.eps_start,
+                                     eps_inference=args.eps_start)
     learner = DQN(policy=policy, optim=AdamOptimizerFactory(lr=args.lr), gamma=args.gamma,
                   n_step_return_horizon=args.cycles * NUM_PLAYERS, target_update_freq=args.target_update)
     opponent = CardsFirstRandom(action_space=env.action_space)
@@ -182,7 +186,9 @@ def train(args: Args) -> MultiAgentOffPolicyAlgorithm:
     algorithm, policy = build_algorithm(args)
 
     def set_eps(epoch: int, env_step: int) -> None:  # Tianshou's DQN examples schedule epsilon here
-        policy.set_eps_training(args.eps_start + (args.eps - args.eps_start) * min(1.0, env_step / args.eps_decay_steps))
+        eps = args.eps_start + (args.eps - args.eps_start) * min(1.0, env_step / args.eps_decay_steps)
+        policy.set_eps_training(eps)
+        policy.set_eps_inference(eps)  # what the seat explores with while collecting: see build_algorithm
 
     train_envs = DummyVectorEnv([lambda: make_env(args.max_turns) for _ in range(args.envs)])
     train_envs.seed(args.seed)
