@@ -24,17 +24,21 @@ observation's mask is all zero and DQN's masked maximum there is below every Q-v
 discount per step, a loss is worth ``-gamma**k`` (k steps away), more the later it comes and most
 when the round is cut off, so a losing seat gains by drawing to drag the round out. So ``max_turns`` is the
 env's default 10,000 (a cut-off is rare), ``gamma=1``, and epsilon falls from 1 (uniformly random
-legal play) to 0.05 over 100,000 env steps (Tianshou's ``training_fn``, as its DQN examples do).
+legal play) to 0.05 over 100,000 env steps (Tianshou's ``training_fn``, as its DQN examples do),
+set as both ``eps_training`` and ``eps_inference``: ``MultiAgentPolicy`` does not mark its seats'
+policies as within the training step while the trainer collects, so a seat explores with its
+``eps_inference`` there (tested; before 2026-12-04 this script set only ``eps_training``, so its
+seat collected greedily).
 
 **Not shown to learn**, also against the cards-first opponent; docs/ecosystem.md has the measured
-figures. Its rounds finish (80-100 per 40,000 env steps), but the DQN seat wins few of them (2-4
-in 100, 1 in 100 after 120,000 steps), so nearly every return is -1, the Q-values of ``draw``,
-``keep`` and the best legal card stay within a few hundredths of each other, and the greedy seat
-still prefers ``draw`` to every legal card in a fifth to a third of the positions where a card plays
-and ``keep`` to a playable drawn card in over half: it won 0-3 of 100 rounds against uniformly random
-play. ``tests/test_ecosystem_tianshou.py`` tests the
-mechanism (every seat's last transition's n-step return is its own result), the opponent, and that
-this script collects, schedules epsilon and trains.
+figures. Its rounds finish (about 170-250 per 40,000-60,000 env steps), but the DQN seat wins 4-6 in
+100 of them (about what uniformly random play wins against a cards-first seat), so nearly every
+return is -1, the Q-values of ``draw`` and of the best legal card differ by 0.05-0.08 on average,
+and the greedy seat still prefers ``draw`` to every legal card in a fifth
+to a third of the positions where a card plays and ``keep`` to a playable drawn card in 40-65%: it
+won 1-4 of 100 rounds against uniformly random play. ``tests/test_ecosystem_tianshou.py`` tests the
+mechanism (every seat's last transition's n-step return is its own result), the opponent, the
+exploration, and that this script collects, schedules epsilon and trains.
 """
 
 from __future__ import annotations
