@@ -31,9 +31,9 @@ policies as within the training step while the trainer collects, so a seat explo
 seat collected greedily).
 
 **Not shown to learn**, also against the cards-first opponent; docs/ecosystem.md has the measured
-figures. Its rounds finish (about 170-250 per 40,000-60,000 env steps), but the DQN seat wins 4-6 in
+figures. Its rounds finish (170-440 in 40,000-120,000 env steps), but the DQN seat wins 4-6 in
 100 of them (about what uniformly random play wins against a cards-first seat), so nearly every
-return is -1, the Q-values of ``draw`` and of the best legal card differ by 0.05-0.08 on average,
+return is -1, the Q-values of ``draw`` and of the best legal card differ by 0.04-0.08 on average,
 and the greedy seat still prefers ``draw`` to every legal card in a fifth
 to a third of the positions where a card plays and ``keep`` to a playable drawn card in 40-65%: it
 won 1-4 of 100 rounds against uniformly random play. ``tests/test_ecosystem_tianshou.py`` tests the
