@@ -9,6 +9,7 @@ with the reason, where Tianshou is not installed.
 from __future__ import annotations
 
 import sys
+from typing import Any
 
 import numpy as np
 import pytest
@@ -21,12 +22,13 @@ from tianshou.algorithm.modelfree.dqn import DiscreteQLearningPolicy  # noqa: E4
 from tianshou.algorithm.multiagent.marl import MultiAgentOffPolicyAlgorithm  # noqa: E402
 from tianshou.algorithm.optim import AdamOptimizerFactory  # noqa: E402
 from tianshou.algorithm.random import MARLRandomDiscreteMaskedOffPolicyAlgorithm  # noqa: E402
-from tianshou.data import Collector, VectorReplayBuffer  # noqa: E402
+from tianshou.data import Batch, Collector, VectorReplayBuffer  # noqa: E402
 from tianshou.env import DummyVectorEnv, PettingZooEnv  # noqa: E402
 from tianshou.utils.net.common import Net  # noqa: E402
 from tianshou.utils.torch_utils import policy_within_training_step  # noqa: E402
 
 import uno_env  # noqa: E402
+from uno_env.core.actions import COLOR_BASE, DRAW, KEEP  # noqa: E402
 
 pytestmark = pytest.mark.slow
 
@@ -133,23 +135,103 @@ def test_without_round_robin_the_seat_that_did_not_move_last_misses_its_result()
     assert missed and all(value != pytest.approx(final, abs=0.05) for value, final in missed)
 
 
-def test_the_tianshou_example_trains_and_evaluates_with_round_robin() -> None:
+@pytest.fixture
+def example(monkeypatch: pytest.MonkeyPatch) -> Any:
+    """``examples/ecosystem/tianshou_dqn.py``, imported as a module."""
     import importlib.util
     from pathlib import Path
 
     path = Path(__file__).resolve().parent.parent / "examples" / "ecosystem" / "tianshou_dqn.py"
+    monkeypatch.syspath_prepend(str(path.parent))  # the example imports its sibling against_random.py
     spec = importlib.util.spec_from_file_location("tianshou_dqn_example", path)
     assert spec is not None and spec.loader is not None
-    example = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = example  # dataclasses look their module up there
-    spec.loader.exec_module(example)
+    module = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, spec.name, module)  # dataclasses look their module up there
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_examples_training_opponent_plays_a_card_whenever_one_plays(example: Any) -> None:
+    # Seat 1 while the DQN seat trains: uniformly among the legal card plays (ids 0-54) where there is
+    # one, else uniformly among the legal actions (draw, keep, a color, WAIT...).
+    np.random.seed(0)
+    seat = example.CardsFirstRandom(action_space=example.make_env().action_space)
+    mask = np.zeros((4, 80), bool)
+    mask[0, [3, 54, DRAW]] = True  # two cards (a colored card, the special wild) or draw
+    mask[1, [12, KEEP]] = True  # play the drawn card or keep it
+    mask[2, DRAW] = True
+    mask[3, COLOR_BASE:COLOR_BASE + 4] = True
+    chosen = np.array([seat.policy(Batch(obs=Batch(mask=mask, obs=np.zeros((4, 1))), info=Batch())).act
+                       for _ in range(400)])
+    assert set(chosen[:, 0]) == {3, 54} and set(chosen[:, 1]) == {12} and set(chosen[:, 2]) == {DRAW}
+    assert set(chosen[:, 3]) == set(range(COLOR_BASE, COLOR_BASE + 4))
+    assert 150 < int(np.sum(chosen[:, 0] == 3)) < 250  # uniform between the two cards
+
+
+def test_a_seats_policy_is_not_within_the_training_step_while_the_trainer_collects(example: Any) -> None:
+    # Tianshou's trainer collects inside policy_within_training_step(algorithm.policy), but the
+    # MultiAgentPolicy does not pass the flag to its seats' policies, so a seat's DQN policy explores
+    # with eps_inference, not eps_training, while it collects: the example schedules both.
+    args = example.Args(eps_start=1.0)
+    algorithm, policy = example.build_algorithm(args)
+    policy.set_eps_inference(0.0)
+    envs = DummyVectorEnv([lambda: example.make_env(args.max_turns)])
+    envs.seed(0)
+    np.random.seed(0)
+    buffer = VectorReplayBuffer(2_000, 1)
+    collector = Collector(algorithm, envs, buffer, exploration_noise=True)
+    collector.reset()
+    with policy_within_training_step(algorithm.policy):
+        assert algorithm.policy.is_within_training_step and not policy.is_within_training_step
+        collector.collect(n_step=600)
+    data = buffer.sample(0)[0]
+    own = (data.obs.agent_id == "player_0") & (data.obs.mask.sum(axis=1) > 1)  # the learner's real decisions
+    with torch.no_grad():
+        q = policy.model(data.obs.obs[own])[0].numpy()
+    greedy = np.where(data.obs.mask[own].astype(bool), q, -np.inf).argmax(axis=1)
+    assert own.sum() > 20 and np.array_equal(greedy, data.act[own].astype(int))  # eps_training 1: unused
+
+
+def test_the_tianshou_example_trains_and_evaluates_with_round_robin(example: Any) -> None:
     torch.set_num_threads(1)
-    args = example.Args(epochs=1, epoch_steps=256, envs=2, batch_size=32, max_turns=100)
+    args = example.Args(epochs=1, epoch_steps=256, envs=2, batch_size=32, max_turns=100, eps_decay_steps=256)
     torch.manual_seed(args.seed)  # train() seeds the same way before it builds: these are its initial weights
     _, policy = example.build_algorithm(args)
     initial = [p.detach().clone() for p in policy.model.parameters()]
     algorithm = example.train(args)
-    trained = algorithm.get_algorithm("player_0").policy.model
-    assert any(not torch.equal(w, p) for w, p in zip(initial, trained.parameters(), strict=True))
-    won, played = example.win_rate(algorithm, rounds=2, max_turns=100, seed=10_000)
-    assert played == 2 and 0 <= won <= 2
+    trained = algorithm.get_algorithm("player_0").policy
+    assert any(not torch.equal(w, p) for w, p in zip(initial, trained.model.parameters(), strict=True))
+    assert args.eps < trained.eps_training < args.eps_start  # Tianshou called the epsilon schedule
+    assert trained.eps_inference == trained.eps_training  # ...for the epsilon the seat collects with (below)
+    won, played, low, high = example.win_rate(trained, rounds=2, seed=10_000)
+    assert played == 2 and 0 <= won <= 2 and 0 <= low <= high <= 1
+
+
+def test_a_truncated_rounds_last_obs_next_has_no_legal_action_so_dqns_bootstrap_there_is_below_every_q() -> None:
+    # Why the example cuts rounds off only far away (max_turns 10,000): Tianshou bootstraps a truncated
+    # (not terminated) transition from its obs_next, but after the cut-off no seat decides, so that
+    # observation's mask is all zero, and DQN's masked maximum over it is lower than every Q-value of the
+    # batch (compute_q_value subtracts max - min + 1 from every masked entry): a made-up value, not a state's.
+    np.random.seed(0)
+
+    def env_fn() -> PettingZooEnv:
+        return PettingZooEnv(uno_env.round_robin(uno_env.env(num_players=2, episode="round", max_players=2, max_turns=30)))
+
+    env = env_fn()
+    seat = MARLRandomDiscreteMaskedOffPolicyAlgorithm(action_space=env.action_space)
+    algorithm = MultiAgentOffPolicyAlgorithm(algorithms=[seat, seat], env=env)
+    envs = DummyVectorEnv([env_fn])
+    envs.seed(0)
+    buffer = VectorReplayBuffer(1_000, 1)
+    Collector(algorithm, envs, buffer).collect(n_episode=1, reset_before_collect=True)
+    data = buffer.sample(0)[0]
+    last = int(np.flatnonzero(data.done)[-1])
+    assert data.truncated[last] and not data.terminated[last] and list(data.rew[last]) == [0.0, 0.0]
+    assert not np.any(data.obs_next.mask[last])  # no legal action after the cut-off
+    torch.manual_seed(0)
+    policy = DiscreteQLearningPolicy(model=Net(state_shape=env.observation_space["observation"].shape,
+                                               action_shape=env.action_space.n, hidden_sizes=[16]),
+                                     action_space=env.action_space)
+    q = policy(Batch(obs=data.obs_next[[0, last]], info=[None, None])).logits
+    masked = policy.compute_q_value(q, data.obs_next.mask[[0, last]])
+    assert masked[1].max() < q.min()  # the bootstrap value at the cut-off: below every Q-value of the batch
