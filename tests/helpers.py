@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import importlib.util
 import random
+import sys
 from collections import Counter
 from collections.abc import Iterable
+from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 from uno_env.core import EDITIONS, Game, Rules, stacked_deck
@@ -204,3 +208,17 @@ def legal(game: Game) -> list[str]:
 def draws(seat: int, cards: list[str], reason: str) -> list[tuple[Any, ...]]:
     """The draw events of ``seat`` drawing ``cards`` for ``reason``."""
     return [("draw", seat, c, reason) for c in cards]
+
+
+def load_example(name: str, monkeypatch: Any) -> ModuleType:
+    """``examples/ecosystem/<name>.py`` imported as a module for one test (``monkeypatch`` undoes it):
+    its folder on ``sys.path`` (the examples import their sibling ``against_random.py``) and the module
+    in ``sys.modules`` (dataclasses look their module up there)."""
+    path = Path(__file__).resolve().parent.parent / "examples" / "ecosystem" / f"{name}.py"
+    monkeypatch.syspath_prepend(str(path.parent))
+    spec = importlib.util.spec_from_file_location(f"{name}_example", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, spec.name, module)
+    spec.loader.exec_module(module)
+    return module

@@ -18,6 +18,7 @@ torch = pytest.importorskip("torch", reason="torch is not installed")
 from agilerl.algorithms.dqn import DQN  # noqa: E402
 from agilerl.components.data import Transition  # noqa: E402
 from agilerl.components.replay_buffer import ReplayBuffer  # noqa: E402
+from helpers import load_example  # noqa: E402
 
 import uno_env  # noqa: E402
 
@@ -65,17 +66,9 @@ def test_agilerl_dqn_collects_learner_transitions_and_learns() -> None:
     assert any(not torch.equal(b, p) for b, p in zip(before, dqn.actor.parameters(), strict=True))
 
 
-def test_agilerl_ippo_on_the_parallel_api_reads_the_masks_from_the_infos_and_learns_from_them() -> None:
-    import importlib.util
-    import sys
-    from pathlib import Path
-
-    path = Path(__file__).resolve().parent.parent / "examples" / "ecosystem" / "agilerl_ippo.py"
-    spec = importlib.util.spec_from_file_location("agilerl_ippo_example", path)
-    assert spec is not None and spec.loader is not None
-    example = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = example  # dataclasses look their module up there
-    spec.loader.exec_module(example)
+def test_agilerl_ippo_on_the_parallel_api_reads_the_masks_from_the_infos_and_learns_from_them(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    example = load_example("agilerl_ippo", monkeypatch)
     torch.manual_seed(0)
     torch.set_num_threads(1)
     np.random.seed(0)
@@ -100,17 +93,7 @@ def test_the_agilerl_ppo_example_learns_to_beat_uniform_random_play(monkeypatch:
     # uniform random play over 100 rounds (seats rotated, duplicate deals): the 95% Wilson interval's
     # low end is above one half. Measured with these settings on 2 shared cores at load 2-6: seeds 0-3
     # won 92, 97, 92 and 99 of 100 (Wilson low 0.85-0.95) after 34-83 s of training.
-    import importlib.util
-    import sys
-    from pathlib import Path
-
-    path = Path(__file__).resolve().parent.parent / "examples" / "ecosystem" / "agilerl_ppo.py"
-    monkeypatch.syspath_prepend(str(path.parent))  # the example imports its sibling against_random.py
-    spec = importlib.util.spec_from_file_location("agilerl_ppo_example", path)
-    assert spec is not None and spec.loader is not None
-    example = importlib.util.module_from_spec(spec)
-    monkeypatch.setitem(sys.modules, spec.name, example)  # dataclasses look their module up there
-    spec.loader.exec_module(example)
+    example = load_example("agilerl_ppo", monkeypatch)
     torch.set_num_threads(1)
     args = example.Args()
     torch.manual_seed(args.seed)

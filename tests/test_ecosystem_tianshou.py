@@ -8,7 +8,6 @@ with the reason, where Tianshou is not installed.
 
 from __future__ import annotations
 
-import sys
 from typing import Any
 
 import numpy as np
@@ -17,6 +16,7 @@ import pytest
 ts = pytest.importorskip("tianshou", reason="Tianshou is not installed (pip install -e '.[eco]')")
 torch = pytest.importorskip("torch", reason="torch is not installed")
 
+from helpers import load_example  # noqa: E402
 from tianshou.algorithm import DQN  # noqa: E402
 from tianshou.algorithm.modelfree.dqn import DiscreteQLearningPolicy  # noqa: E402
 from tianshou.algorithm.multiagent.marl import MultiAgentOffPolicyAlgorithm  # noqa: E402
@@ -138,17 +138,7 @@ def test_without_round_robin_the_seat_that_did_not_move_last_misses_its_result()
 @pytest.fixture
 def example(monkeypatch: pytest.MonkeyPatch) -> Any:
     """``examples/ecosystem/tianshou_dqn.py``, imported as a module."""
-    import importlib.util
-    from pathlib import Path
-
-    path = Path(__file__).resolve().parent.parent / "examples" / "ecosystem" / "tianshou_dqn.py"
-    monkeypatch.syspath_prepend(str(path.parent))  # the example imports its sibling against_random.py
-    spec = importlib.util.spec_from_file_location("tianshou_dqn_example", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    monkeypatch.setitem(sys.modules, spec.name, module)  # dataclasses look their module up there
-    spec.loader.exec_module(module)
-    return module
+    return load_example("tianshou_dqn", monkeypatch)
 
 
 def test_the_examples_training_opponent_plays_a_card_whenever_one_plays(example: Any) -> None:

@@ -20,6 +20,7 @@ import pytest
 pytest.importorskip("torchrl", reason="TorchRL is not installed (pip install -e '.[eco]')")
 torch = pytest.importorskip("torch", reason="torch is not installed")
 
+from helpers import load_example  # noqa: E402
 from torchrl.envs import GymEnv, PettingZooWrapper  # noqa: E402
 from torchrl.envs.utils import check_env_specs  # noqa: E402
 
@@ -70,17 +71,7 @@ def test_pettingzoo_wrapper_with_mask_takes_only_legal_actions() -> None:
 @pytest.fixture
 def example(monkeypatch: pytest.MonkeyPatch) -> Any:
     """``examples/ecosystem/torchrl_ppo.py`` as a module."""
-    import importlib.util
-    from pathlib import Path
-
-    path = Path(__file__).resolve().parent.parent / "examples" / "ecosystem" / "torchrl_ppo.py"
-    monkeypatch.syspath_prepend(str(path.parent))  # the example imports its sibling against_random.py
-    spec = importlib.util.spec_from_file_location("torchrl_ppo_example", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    monkeypatch.setitem(sys.modules, spec.name, module)  # dataclasses look their module up there
-    spec.loader.exec_module(module)
-    return module
+    return load_example("torchrl_ppo", monkeypatch)
 
 
 def test_the_torchrl_ppo_example_collects_masked_actions_and_updates_the_actor(example: Any) -> None:
