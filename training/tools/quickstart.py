@@ -5,7 +5,8 @@
 Trains into ``runs/quickstart`` (replacing an earlier quickstart run; ``--resume`` continues an
 interrupted one instead: Ctrl-C prints the command), then plays through the tournament harness
 (seat rotation, duplicate deals): the fresh policy and the shipped
-``agents/checkpoints/`` ``classic_2p``, ``classic_2p_points``, ``classic``, ``classic_points`` and ``universal``
+``agents/checkpoints/`` ``classic_2p``, ``classic_2p_points``, ``classic``, ``classic_points``, ``classic_4p_points``
+and ``universal``
 each against the random and rule baselines (2 and 4 players, classic; a checkpoint only at the table sizes it
 was trained for), and the fresh policy
 against each shipped one. Every phase prints its progress (a line per lineup of the evaluation).
@@ -28,7 +29,7 @@ from pathlib import Path  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 # shipped checkpoints compared with the fresh policy, when present; each plays only the table sizes it was trained for
-SHIPPED = ("classic_2p", "classic_2p_points", "classic", "classic_points", "universal")
+SHIPPED = ("classic_2p", "classic_2p_points", "classic", "classic_points", "classic_4p_points", "universal")
 # what this command took on 2 shared CPU cores, the install excluded (docs/speed.md, "How long the commands take
 # here": 1 min 1 s at load average 0.2-1.1, 6 min 22 s at load 6-7.6): said before it starts
 EXPECTED = "about 1-8 minutes on 2 shared CPU cores, longer when they are busy"
@@ -141,8 +142,15 @@ def main(argv: list[str] | None = None, prog: str = "uno-env demo") -> None:
         raise SystemExit(stopped.exit_code) from None
     print()
     print(table)
-    print("\n`--agents ppo` plays shipped-classic_2p_points at 2 players, classic_points at 3 and classic_4p_points "
-          "at 4; per-edition and larger-table figures: docs/agents.md")
+    print(f"\n`--agents ppo` plays {ppo_picks()}; per-edition and larger-table figures: docs/agents.md")
+
+
+def ppo_picks() -> str:
+    """What ``ppo`` plays at classic 2, 3 and 4 players (``agents.registry.shipped_checkpoint``), in words."""
+    from agents.registry import shipped_checkpoint
+
+    names = [getattr(shipped_checkpoint("classic", n), "stem", "rule (no shipped checkpoint)") for n in (2, 3, 4)]
+    return f"{names[0]} at 2 players, {names[1]} at 3 and {names[2]} at 4"
 
 
 if __name__ == "__main__":
