@@ -604,3 +604,20 @@ def test_quickstart_table_plays_a_two_player_checkpoint_only_at_two_players(tmp_
     assert ("shipped-2p", "classic", "4", "rule x3") not in played
     assert ("shipped-2p", "classic", "2", "rule x1") in played
     assert ["shipped-2p", "classic", "4", "rule x3", "-", "not played: trained for 2 players"] in cells
+
+
+def test_quickstart_table_meets_a_four_player_checkpoint_head_to_head_nowhere(tmp_path: Path) -> None:
+    # the head-to-head lineups are at 2 players: a checkpoint trained for 4 players only sits them out
+    from test_ppo_agent import _random_checkpoint
+
+    from training.tools.quickstart import evaluation_table
+
+    paths = {"fresh": _random_checkpoint(tmp_path / "fresh.safetensors"),
+             "shipped-4p": _random_checkpoint(tmp_path / "four.safetensors", seed=1, num_players=[4])}
+    rows = evaluation_table(paths, games=2, workers=1).splitlines()[2:]
+    cells = [[cell.strip() for cell in row.split("|")[1:7]] for row in rows]
+    played = [tuple(c[:4]) for c in cells if c[4] != "-"]
+    assert ("fresh", "classic", "2", "shipped-4p x1") not in played
+    assert ("shipped-4p", "classic", "4", "rule x3") in played
+    assert ["fresh", "classic", "2", "shipped-4p x1", "-", "not played: shipped-4p trained for 4 players"] in cells
+    assert ["shipped-4p", "classic", "2", "rule x1", "-", "not played: trained for 4 players"] in cells

@@ -50,17 +50,25 @@ def evaluation_table(agents: dict[str, Path], games: int, workers: int, seed: in
     loaded = {label: PPOAgent.load(path, label=label) for label, path in agents.items()}
     lineups: list[tuple[str, PPOAgent, int, str]] = []
     skipped: list[str] = []
-    for label, agent in loaded.items():
-        trained = agent.metadata.get("num_players")  # the table sizes the checkpoint was trained for
-        for n, opponent in ((2, "random"), (2, "rule"), (4, "rule")):
-            if isinstance(trained, list) and n not in trained:
-                skipped.append(f"| {label} | classic | {n} | {opponent} x{n - 1} | - | "
-                               f"not played: trained for {', '.join(map(str, trained))} players | | |")
-            else:
-                lineups.append((label, agent, n, opponent))
+
+    def untrained(label: str, n: int) -> str | None:
+        """Why ``label`` does not play at ``n`` players (it was trained for other table sizes), or None."""
+        trained = loaded[label].metadata.get("num_players")
+        if isinstance(trained, list) and n not in trained:
+            return f"trained for {', '.join(map(str, trained))} players"
+        return None
+
     first, *others = list(loaded)
-    for other in others:  # the first agent head to head against each of the others
-        lineups.append((first, loaded[first], 2, other))
+    candidates = [(label, n, opponent) for label in loaded for n, opponent in ((2, "random"), (2, "rule"), (4, "rule"))]
+    candidates += [(first, 2, other) for other in others]  # the first agent head to head against each of the others
+    for label, n, opponent in candidates:
+        own = untrained(label, n)
+        theirs = untrained(opponent, n) if opponent in loaded else None
+        if own or theirs:
+            reason = own or f"{opponent} {theirs}"
+            skipped.append(f"| {label} | classic | {n} | {opponent} x{n - 1} | - | not played: {reason} | | |")
+        else:
+            lineups.append((label, loaded[label], n, opponent))
     for i, (label, agent, n, opponent) in enumerate(lineups, 1):
         started = time.perf_counter()
         seats: list[PPOAgent | str] = [agent]
