@@ -48,6 +48,12 @@ catches; with probability ``epsilon`` it plays a uniformly chosen playable card 
 ``"random"`` plays a uniformly chosen playable card when it can and is uniform over every
 other decision (it always calls UNO).
 
+Belief (``belief=``): ``"uniform"`` (default) deals the hidden cards uniformly. ``"voids"``
+deals each opponent's hidden cards without the colors it was seen to lack (``RuleAgent.voids``:
+the player after the seat drew on a color and has gained no card since), read by a ``RuleAgent``
+fed every decision the seat sees (the prior itself, told when the search overrules it, or one of
+its own when ``prior`` is None): ``InfoSet.sample_state(rng, lacks)``.
+
 Budget and determinism: ``iterations`` counts playouts (the paired root rounds up to whole
 determinizations). With ``iterations`` (and no ``time_budget``) the choice depends only on
 the seed (``seed()``, which the tournament harness calls before each game) and ``info``. With
@@ -78,6 +84,7 @@ UNO_PHASE, CATCH_PHASE, SWAP_PHASE, STACK_PHASE, ROUND_OVER = (
     Phase.UNO, Phase.CATCH, Phase.SWAP, Phase.STACK, Phase.ROUND_OVER)
 ROLLOUTS = ("heuristic", "random")
 ROOTS = ("paired", "uct")
+BELIEFS = ("uniform", "voids")
 MAX_ROLLOUT_DECISIONS = 3000  # a playout still running after this many decisions scores as a draw
 
 
@@ -174,7 +181,8 @@ class ISMCTSAgent(Agent):
     UCT constant; ``rollout``: ``heuristic`` or ``random``; ``epsilon``: the heuristic's chance
     of a random playable card; ``root``: ``paired`` or ``uct``; ``prior``: ``rule``,
     ``simple`` or None; ``confidence``: standard errors a searched action must win by to
-    replace the prior's choice; ``expand_after``: playouts through a node before it grows children.
+    replace the prior's choice; ``expand_after``: playouts through a node before it grows children;
+    ``belief``: ``uniform`` or ``voids`` (how hidden cards are dealt; module docstring).
 
     A spec read from a file (a save's opponents, a training config, the web app) may set the work per
     decision only within ``FILE_LIMITS``, so that no file can stall a game; the command line and
@@ -188,7 +196,7 @@ class ISMCTSAgent(Agent):
     def __init__(self, iterations: int | None = None, time_budget: float | None = None, seed: int | None = None,
                  exploration: float = 0.7, rollout: str = "heuristic", epsilon: float = 0.1,
                  root: str = "paired", prior: str | None = "rule", confidence: float = 2.0,
-                 expand_after: int = 20) -> None:
+                 expand_after: int = 20, belief: str = "uniform") -> None:
         if iterations is None and time_budget is None:
             iterations = 200
         if iterations is not None and (isinstance(iterations, bool) or not isinstance(iterations, int)
@@ -206,6 +214,8 @@ class ISMCTSAgent(Agent):
             raise ValueError(f"expand_after must be an int >= 1, got {expand_after!r}")
         if root not in ROOTS:
             raise ValueError(f"root must be one of {', '.join(ROOTS)}, got {root!r}")
+        if belief not in BELIEFS:
+            raise ValueError(f"belief must be one of {', '.join(BELIEFS)}, got {belief!r}")
         if rollout not in ROLLOUTS:
             raise ValueError(f"rollout must be one of {', '.join(ROLLOUTS)}, got {rollout!r}")
         self.iterations = iterations
@@ -218,11 +228,16 @@ class ISMCTSAgent(Agent):
         self.prior = prior
         self.confidence = confidence
         self.expand_after = expand_after
+        self.belief = belief
+        from .rule_agent import RuleAgent, SimpleRuleAgent
+
         self._prior: Agent | None = None
         if prior is not None:
-            from .rule_agent import RuleAgent, SimpleRuleAgent
-
             self._prior = RuleAgent() if prior == "rule" else SimpleRuleAgent()
+        # what reads the opponents' voids from the views: the prior, or a RuleAgent of its own
+        self._tracker: RuleAgent | None = None
+        if belief == "voids":
+            self._tracker = self._prior if isinstance(self._prior, RuleAgent) else RuleAgent()
         self.epsilon = epsilon
         self._policy = heuristic_action if rollout == "heuristic" else random_action
         self._seed = seed
@@ -236,6 +251,8 @@ class ISMCTSAgent(Agent):
         self._rng = random.Random(seed)
         if self._prior is not None:
             self._prior.seed(seed)
+        if self._tracker is not None and self._tracker is not self._prior:
+            self._tracker.seed(seed)
 
     def act(self, observation: Mapping[str, Any] | None, info: Mapping[str, Any]) -> int:
         """Search ``info``'s information set and return the most visited legal action."""
@@ -246,18 +263,30 @@ class ISMCTSAgent(Agent):
                 prior = self._prior.act(observation, info)
             except ZeroDivisionError:  # RuleAgent._settle_challenge can divide by zero; search alone then
                 prior = None
+        tracker = self._tracker
+        advice = prior
+        if tracker is not None and tracker is not self._prior:
+            try:
+                advice = tracker.act(observation, info)
+            except ZeroDivisionError:
+                advice = None
         if len(legal) == 1:
             return legal[0]
         if A.UNO in legal:
             return A.UNO
         if A.CATCH in legal:
             return A.CATCH
-        return self.search(info, legal, prior)
+        choice = self.search(info, legal, prior)
+        if tracker is not None and choice != advice:
+            tracker.played(info, choice)  # its void inference reads the move actually made
+        return choice
 
     def reset(self) -> None:
         """Forget the prior agent's memory of earlier games."""
         if self._prior is not None:
             self._prior.reset()
+        if self._tracker is not None and self._tracker is not self._prior:
+            self._tracker.reset()
 
     def search(self, info: Mapping[str, Any], legal: list[int] | None = None, prior: int | None = None) -> int:
         """Run the search from ``info`` and return the chosen action id (``prior``: the default action)."""
@@ -267,6 +296,10 @@ class ISMCTSAgent(Agent):
             prior = None
         infoset = InfoSet(info)
         seat = infoset.seat
+        lacks: dict[int, list[int]] | None = None
+        if self._tracker is not None:
+            lacks = {s: [k for k in range(WILD) if KIND_COLOR[k] in colors]
+                     for s, colors in self._tracker.voids.items()} or None
         rng = self._rng
         root = _Node()
         budget = self.iterations
@@ -274,7 +307,7 @@ class ISMCTSAgent(Agent):
         paired = self.root == "paired"
         done = 0
         while (budget is None or done < budget) and (deadline is None or time.perf_counter() < deadline):
-            game = Game.from_state(infoset.sample_state(rng), check=False, log_limit=0)
+            game = Game.from_state(infoset.sample_state(rng, lacks), check=False, log_limit=0)
             if paired:  # every root action on this determinization, with the same rollout seed
                 rollout_seed = rng.getrandbits(64)
                 for a in legal:
@@ -393,4 +426,4 @@ class ISMCTSAgent(Agent):
 
     def __repr__(self) -> str:
         return (f"ISMCTSAgent(iterations={self.iterations}, time_budget={self.time_budget}, seed={self._seed!r}, "
-                f"rollout={self.rollout!r})")
+                f"rollout={self.rollout!r}, belief={self.belief!r})")

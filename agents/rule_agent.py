@@ -331,6 +331,21 @@ class RuleAgent(Agent):
         return f.active >= 0 and f.count[f.active] > 0 and f.next_opp["hand_size"] > self.bluff_threat
 
     # ------------------------------------------------------------------ opponent voids
+    @property
+    def voids(self) -> dict[int, frozenset[int]]:
+        """Seat -> the colors (indices) it was seen to lack, no card gained since (see ``_infer_void``)."""
+        return {seat: frozenset(colors) for seat, colors in self._voids.items() if colors}
+
+    def played(self, info: Mapping[str, Any], action: int) -> None:
+        """Tell the agent that ``action``, not the one ``act`` returned for ``info``, was played.
+
+        A caller that takes the agent's advice and sometimes overrules it (a search agent with this
+        agent as its prior) calls this, so that the void inference after the turn reads the move
+        actually made.
+        """
+        if info["phase"] not in ("uno", "catch"):
+            self._remember_turn_end(info, _Facts(info), action)
+
     def _remember_turn_end(self, info: Mapping[str, Any], f: _Facts, action: int) -> None:
         """Note the state my turn leaves when ``action`` ends it with no effect on the next player."""
         self._snapshot = None

@@ -10,6 +10,7 @@ import pytest
 from helpers import play, stacked_game
 
 from uno_env.core import EDITIONS, Game, Phase, Rules
+from uno_env.core.cards import KIND_COLOR, NUM_KINDS
 from uno_env.core.infoset import InfoSet, sample_game
 
 EDITION_NAMES = list(EDITIONS)
@@ -162,3 +163,41 @@ def test_rule_5_2_catch_window_position_is_derived():
         assert sample.to_dict()["pending"]["catch_index"] == 2
         sample.step("no-catch")
         assert sample.current_player == after.current_player and sample.phase == after.phase
+
+
+@pytest.mark.parametrize("drawer", [False, True])
+def test_a_belief_deals_a_seat_none_of_the_kinds_it_lacks_and_changes_nothing_the_seat_sees(drawer):
+    """``sample_state(rng, lacks)``: the believed seat's hidden cards avoid its kinds; every sample
+    still gives the observer's view exactly, holds the same cards, and other seats still get them."""
+    game = Game(Rules(num_players=4), seed=11)
+    rng = random.Random(3)
+    while game.current_player == 0 or drawer != (game.phase == Phase.PLAY_DRAWN):  # another seat just drew
+        game.step(play_first(game, rng) if game.phase != Phase.PLAY or not drawer else game.legal_actions()[-1])
+    assert not game.is_round_over
+    view = game.view(0)
+    infoset = InfoSet(view)
+    believed = 1 if game.current_player != 1 else 2
+    red = [k for k in range(NUM_KINDS) if KIND_COLOR[k] == 0]
+    lacks = {believed: red, 0: list(range(NUM_KINDS)), 9: red}  # the observer and unknown seats: ignored
+    red_elsewhere = 0
+    for i in range(200):
+        state = infoset.sample_state(random.Random(i), lacks)
+        sample = Game.from_state(state)
+        assert sample.view(0) == view
+        assert not set(state.hands[believed]) & set(red)
+        red_elsewhere += sum(k in red for s in (2, 3) if s != believed for k in state.hands[s])
+        assert sorted([*sum(state.hands, []), *state.draw_pile, *state.public.discard_pile]) == sorted(
+            [*sum(game.state.hands, []), *game.state.draw_pile, *game.state.public.discard_pile])
+    assert red_elsewhere > 0
+
+
+def test_a_belief_the_unseen_cards_cannot_satisfy_is_dropped_and_sampling_stays_seeded():
+    game = Game(Rules(num_players=3), seed=5)
+    infoset = InfoSet(game.view(game.current_player))
+    seat = (game.current_player + 1) % 3
+    everything = {seat: list(range(NUM_KINDS))}
+    state = infoset.sample_state(random.Random(1), everything)
+    assert len(state.hands[seat]) == game.hand_sizes[seat]
+    assert state.hands == infoset.sample_state(random.Random(1)).hands  # dropped: the uniform deal
+    some = {seat: [k for k in range(NUM_KINDS) if KIND_COLOR[k] == 2]}
+    assert infoset.sample_state(random.Random(7), some).hands == infoset.sample_state(random.Random(7), some).hands

@@ -7,9 +7,12 @@ import random
 import pytest
 from helpers import play, stacked_game
 
+from agents import RuleAgent
 from agents.ismcts import ISMCTSAgent, heuristic_action, random_action
 from uno_env.core import EDITIONS, Game, Phase, Rules
 from uno_env.core import actions as A
+from uno_env.core.cards import KIND_COLOR
+from uno_env.core.determinize import InfoSet
 
 CONFIGS = [
     ("classic", 2, {}),
@@ -189,3 +192,60 @@ def test_prior_choice_stands_unless_search_is_confident():
     for root in ("paired", "uct"):
         plain = ISMCTSAgent(iterations=40, seed=1, prior=None, root=root)
         assert all(plain.act(None, v) in v["legal_action_ids"] for v in views)
+
+
+TWO_COLORS_ON_TOP = {1: ["R5", "R8", "B3", "B6", "B7", "G1", "Y7"], 0: ["G2", "G4", "G6", "Y1", "Y2", "Y4", "Y6"]}
+"""Seat 1 moves first on R3 and may play red or blue; seat 0 holds no red, no blue, no 3, 5 or 8 and no wild."""
+
+
+def _draw_and_keep(game: Game) -> None:
+    """The seat to move draws (G9: neither red nor blue) and keeps it."""
+    game.step(A.DRAW)
+    if game.phase == Phase.PLAY_DRAWN:
+        game.step(A.KEEP)
+
+
+def test_rule_agent_told_the_move_played_infers_the_void_of_that_move():
+    """``RuleAgent.played``: when a caller overrules the agent, the void it infers after the turn is the
+    color of the move made, not of the move it advised."""
+    game = stacked_game("classic", 2, dealer=0, hands=TWO_COLORS_ON_TOP, start=["R3"], then=["G9"])
+    agent = RuleAgent()
+    view = game.view(1)
+    advised = agent.act(None, view)
+    made = next(game.edition.kind(c) for c in ("R5", "B3") if game.edition.kind(c) != advised)
+    agent.played(view, made)
+    game.step(made)
+    _draw_and_keep(game)
+    agent.act(None, game.view(1))
+    assert agent.voids == {0: frozenset({KIND_COLOR[made]})}
+
+
+@pytest.mark.parametrize("belief", ["uniform", "voids"])
+def test_void_belief_deals_the_seat_that_drew_on_a_color_no_card_of_it(belief, monkeypatch):
+    """``belief="voids"``: every determinization after seat 0 drew on the color seat 1 played gives
+    seat 0 no card of that color; uniform dealing gives it one in some."""
+    game = stacked_game("classic", 2, dealer=0, hands=TWO_COLORS_ON_TOP, start=["R3"], then=["G9"])
+    agent = ISMCTSAgent(iterations=200, seed=0, belief=belief)
+    made = agent.act(None, game.view(1))
+    assert made in [game.edition.kind(c) for c in ("R5", "R8", "B3")]
+    game.step(made)
+    _draw_and_keep(game)
+    states = []
+    sample = InfoSet.sample_state
+
+    def recording(self, rng, lacks=None):
+        state = sample(self, rng, lacks)
+        states.append(state)
+        return state
+
+    monkeypatch.setattr(InfoSet, "sample_state", recording)
+    assert len(game.legal_actions()) > 1
+    agent.act(None, game.view(1))
+    assert len(states) > 30
+    held = [sum(KIND_COLOR[k] == KIND_COLOR[made] for k in state.hands[0]) for state in states]
+    assert (max(held) == 0) == (belief == "voids")
+
+
+def test_bad_belief_is_refused():
+    with pytest.raises(ValueError, match="belief must be one of uniform, voids"):
+        ISMCTSAgent(belief="oracle")

@@ -25,13 +25,16 @@ Not reproduced, because nothing in the view shows it and nothing in play depends
 what other seats know of each other's hands (a sample knows only the observer's knowledge)
 and the event log (a sample starts with an empty one; ``Game.determinize`` gives it the
 seat's own view of the log). Inferences a seat could draw from the log (an opponent who drew
-on a color lacks it) are not used: hidden cards are uniform.
+on a color lacks it) are not in the view, so by default hidden cards are uniform; a caller that
+drew such inferences from the views it saw passes them as ``lacks`` (``sample_state(rng, lacks)``:
+per seat, card kinds its hidden cards are dealt without), and each such hand is dealt uniformly
+from the unseen cards it may hold.
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from typing import Any
 
 from .cards import EDITIONS, KIND_COLOR, NUM_KINDS, WILD, WILD_DRAW_FOUR, playable_kinds
@@ -115,12 +118,21 @@ class InfoSet:
         n, alive, d = self.num_players, self.alive, self.direction
         return next((seat + i * d) % n for i in range(1, n + 1) if alive[(seat + i * d) % n])
 
-    def sample_state(self, rng: random.Random) -> GameState:
-        """A full state consistent with the view, hidden cards dealt uniformly by ``rng``."""
+    def sample_state(self, rng: random.Random, lacks: Mapping[int, Collection[int]] | None = None) -> GameState:
+        """A full state consistent with the view, hidden cards dealt uniformly by ``rng``.
+
+        ``lacks`` (optional): seat -> card kinds that seat is believed not to hold. That seat's
+        hidden cards (not the cards the observer has seen in its hand, nor a card it just drew) are
+        dealt uniformly from the unseen cards of other kinds, the seats in ascending order; a belief
+        the unseen cards cannot satisfy (too few cards of other kinds) is dropped for that seat. The
+        observer's own seat and unknown seats are ignored.
+        """
         view = self.view
         seat = self.seat
         pool = list(self.pool)
         rng.shuffle(pool)
+        if lacks:
+            pool = self._deal_beliefs_first(pool, lacks)
         drawer = self.hidden_drawer
         drawn = self.drawn
         if drawer >= 0:
@@ -171,6 +183,46 @@ class InfoSet:
             rules=self.rules, public=public, hands=hands, draw_pile=pool[at:], known=known, drawn_card=drawn,
             w4_guilty=w4_guilty, rng=random.Random(rng.getrandbits(64)), log=[],
         )
+
+    def _deal_beliefs_first(self, pool: list[int], lacks: Mapping[int, Collection[int]]) -> list[int]:
+        """``pool`` reordered so that the slice ``sample_state`` deals each believed seat avoids its kinds.
+
+        ``sample_state`` deals the shuffled pool in seat order (a card just drawn by another seat
+        first, then each hidden hand's slots, then the draw pile). Each believed seat's slots are
+        filled with the first cards of the shuffle it may hold, and every other slot with the
+        remaining cards in their shuffled order, so the unconstrained cards stay uniform.
+        """
+        n, seat = self.num_players, self.seat
+        drawer = self.hidden_drawer
+        if drawer >= 0 and self.drawn_plays:
+            return pool  # the drawn card is picked from the shuffle by playability; keep beliefs out of it
+        first = 1 if drawer >= 0 else 0  # the drawn card is pool.pop(): the last card, not a slot
+        sizes = [0 if s == seat else self.hidden[s] - (1 if s == drawer else 0) for s in range(n)]
+        taken = [False] * len(pool)
+        if first:
+            taken[-1] = True
+        slots: list[list[int] | None] = [None] * n
+        for target in sorted(lacks):
+            if not (0 <= target < n) or target == seat or not sizes[target]:
+                continue
+            banned = set(lacks[target])
+            picks = [i for i, k in enumerate(pool) if not taken[i] and k not in banned][:sizes[target]]
+            if len(picks) < sizes[target]:
+                continue  # the unseen cards cannot satisfy this belief: dealt uniformly
+            for i in picks:
+                taken[i] = True
+            slots[target] = [pool[i] for i in picks]
+        if all(s is None for s in slots):
+            return pool
+        rest = iter([k for i, k in enumerate(pool) if not taken[i]])
+        out: list[int] = []
+        for target in range(n):
+            dealt = slots[target]
+            out.extend(dealt if dealt is not None else [next(rest) for _ in range(sizes[target])])
+        out.extend(rest)
+        if first:
+            out.append(pool[-1])
+        return out
 
     def _playable_hidden_card(self, pool: list[int]) -> int:
         """The first card of ``pool`` that could be the playable card another seat just drew, or -1."""
