@@ -49,10 +49,11 @@ catches; with probability ``epsilon`` it plays a uniformly chosen playable card 
 other decision (it always calls UNO).
 
 Belief (``belief=``): ``"uniform"`` (default) deals the hidden cards uniformly. ``"voids"``
-deals each opponent's hidden cards without the colors it was seen to lack (``RuleAgent.voids``:
-the player after the seat drew on a color and has gained no card since), read by a ``RuleAgent``
-fed every decision the seat sees (the prior itself, told when the search overrules it, or one of
-its own when ``prior`` is None): ``InfoSet.sample_state(rng, lacks)``.
+deals each opponent's hidden cards without the kinds it is believed to lack: a player seen to
+draw instead of playing holds no card of the color or number it drew on, until its hand grows
+(``agents.belief.VoidTracker``, fed every decision the seat sees; ``InfoSet.sample_state(rng,
+lacks)``). The belief assumes opponents play a card when one plays, as most players and every
+heuristic agent here do.
 
 Budget and determinism: ``iterations`` counts playouts (the paired root rounds up to whole
 determinizations). With ``iterations`` (and no ``time_budget``) the choice depends only on
@@ -77,6 +78,8 @@ from uno_env.core.determinize import InfoSet
 from uno_env.core.state import Phase
 
 from .base import Agent, legal_action_ids
+from .belief import VoidTracker
+from .rule_agent import RuleAgent
 
 PLAY, PLAY_DRAWN, CHOOSE_COLOR, GIVE_AWAY, CHALLENGE = (
     Phase.PLAY, Phase.PLAY_DRAWN, Phase.CHOOSE_COLOR, Phase.GIVE_AWAY, Phase.CHALLENGE)
@@ -229,15 +232,12 @@ class ISMCTSAgent(Agent):
         self.confidence = confidence
         self.expand_after = expand_after
         self.belief = belief
-        from .rule_agent import RuleAgent, SimpleRuleAgent
-
         self._prior: Agent | None = None
         if prior is not None:
+            from .rule_agent import SimpleRuleAgent
+
             self._prior = RuleAgent() if prior == "rule" else SimpleRuleAgent()
-        # what reads the opponents' voids from the views: the prior, or a RuleAgent of its own
-        self._tracker: RuleAgent | None = None
-        if belief == "voids":
-            self._tracker = self._prior if isinstance(self._prior, RuleAgent) else RuleAgent()
+        self._tracker = VoidTracker() if belief == "voids" else None  # what the views say the others lack
         self.epsilon = epsilon
         self._policy = heuristic_action if rollout == "heuristic" else random_action
         self._seed = seed
@@ -251,8 +251,6 @@ class ISMCTSAgent(Agent):
         self._rng = random.Random(seed)
         if self._prior is not None:
             self._prior.seed(seed)
-        if self._tracker is not None and self._tracker is not self._prior:
-            self._tracker.seed(seed)
 
     def act(self, observation: Mapping[str, Any] | None, info: Mapping[str, Any]) -> int:
         """Search ``info``'s information set and return the most visited legal action."""
@@ -263,29 +261,27 @@ class ISMCTSAgent(Agent):
                 prior = self._prior.act(observation, info)
             except ZeroDivisionError:  # RuleAgent._settle_challenge can divide by zero; search alone then
                 prior = None
-        tracker = self._tracker
-        advice = prior
-        if tracker is not None and tracker is not self._prior:
-            try:
-                advice = tracker.act(observation, info)
-            except ZeroDivisionError:
-                advice = None
+        if self._tracker is not None:
+            self._tracker.observe(info)
         if len(legal) == 1:
-            return legal[0]
-        if A.UNO in legal:
-            return A.UNO
-        if A.CATCH in legal:
-            return A.CATCH
-        choice = self.search(info, legal, prior)
-        if tracker is not None and choice != advice:
-            tracker.played(info, choice)  # its void inference reads the move actually made
+            choice = legal[0]
+        elif A.UNO in legal:
+            choice = A.UNO
+        elif A.CATCH in legal:
+            choice = A.CATCH
+        else:
+            choice = self.search(info, legal, prior)
+            if isinstance(self._prior, RuleAgent) and choice != prior:
+                self._prior.played(info, choice)  # its void inference reads the move actually made
+        if self._tracker is not None:
+            self._tracker.played(info, choice)
         return choice
 
     def reset(self) -> None:
         """Forget the prior agent's memory of earlier games."""
         if self._prior is not None:
             self._prior.reset()
-        if self._tracker is not None and self._tracker is not self._prior:
+        if self._tracker is not None:
             self._tracker.reset()
 
     def search(self, info: Mapping[str, Any], legal: list[int] | None = None, prior: int | None = None) -> int:
@@ -296,10 +292,9 @@ class ISMCTSAgent(Agent):
             prior = None
         infoset = InfoSet(info)
         seat = infoset.seat
-        lacks: dict[int, list[int]] | None = None
+        lacks: dict[int, tuple[frozenset[int], int]] | None = None
         if self._tracker is not None:
-            lacks = {s: [k for k in range(WILD) if KIND_COLOR[k] in colors]
-                     for s, colors in self._tracker.voids.items()} or None
+            lacks = self._tracker.lacks or None
         rng = self._rng
         root = _Node()
         budget = self.iterations

@@ -178,7 +178,7 @@ def test_a_belief_deals_a_seat_none_of_the_kinds_it_lacks_and_changes_nothing_th
     infoset = InfoSet(view)
     believed = 1 if game.current_player != 1 else 2
     red = [k for k in range(NUM_KINDS) if KIND_COLOR[k] == 0]
-    lacks = {believed: red, 0: list(range(NUM_KINDS)), 9: red}  # the observer and unknown seats: ignored
+    lacks = {believed: (red, 99), 0: (list(range(NUM_KINDS)), 5), 9: (red, 1)}  # the observer and unknown seats: ignored
     red_elsewhere = 0
     for i in range(200):
         state = infoset.sample_state(random.Random(i), lacks)
@@ -195,9 +195,9 @@ def test_a_belief_the_unseen_cards_cannot_satisfy_is_dropped_and_sampling_stays_
     game = Game(Rules(num_players=3), seed=5)
     infoset = InfoSet(game.view(game.current_player))
     seat = (game.current_player + 1) % 3
-    everything = {seat: list(range(NUM_KINDS))}
+    everything = {seat: (list(range(NUM_KINDS)), 7)}
     state = infoset.sample_state(random.Random(1), everything)
     assert len(state.hands[seat]) == game.hand_sizes[seat]
     assert state.hands == infoset.sample_state(random.Random(1)).hands  # dropped: the uniform deal
-    some = {seat: [k for k in range(NUM_KINDS) if KIND_COLOR[k] == 2]}
+    some = {seat: ([k for k in range(NUM_KINDS) if KIND_COLOR[k] == 2], 3)}
     assert infoset.sample_state(random.Random(7), some).hands == infoset.sample_state(random.Random(7), some).hands

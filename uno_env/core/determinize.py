@@ -27,8 +27,8 @@ and the event log (a sample starts with an empty one; ``Game.determinize`` gives
 seat's own view of the log). Inferences a seat could draw from the log (an opponent who drew
 on a color lacks it) are not in the view, so by default hidden cards are uniform; a caller that
 drew such inferences from the views it saw passes them as ``lacks`` (``sample_state(rng, lacks)``:
-per seat, card kinds its hidden cards are dealt without), and each such hand is dealt uniformly
-from the unseen cards it may hold.
+per seat, card kinds and how many of its hidden cards are dealt without them), and those cards
+are dealt uniformly from the unseen cards of the other kinds.
 """
 
 from __future__ import annotations
@@ -118,14 +118,16 @@ class InfoSet:
         n, alive, d = self.num_players, self.alive, self.direction
         return next((seat + i * d) % n for i in range(1, n + 1) if alive[(seat + i * d) % n])
 
-    def sample_state(self, rng: random.Random, lacks: Mapping[int, Collection[int]] | None = None) -> GameState:
+    def sample_state(self, rng: random.Random,
+                     lacks: Mapping[int, tuple[Collection[int], int]] | None = None) -> GameState:
         """A full state consistent with the view, hidden cards dealt uniformly by ``rng``.
 
-        ``lacks`` (optional): seat -> card kinds that seat is believed not to hold. That seat's
-        hidden cards (not the cards the observer has seen in its hand, nor a card it just drew) are
-        dealt uniformly from the unseen cards of other kinds, the seats in ascending order; a belief
-        the unseen cards cannot satisfy (too few cards of other kinds) is dropped for that seat. The
-        observer's own seat and unknown seats are ignored.
+        ``lacks`` (optional): seat -> (card kinds, count): at least ``count`` of that seat's hidden
+        cards (not the cards the observer has seen in its hand, nor a card it just drew) are believed
+        not to be of those kinds. That many are dealt uniformly from the unseen cards of other kinds,
+        the seats in ascending order, and the rest of its hand uniformly like any hidden card; a
+        belief the unseen cards cannot satisfy (too few cards of other kinds) is dropped for that
+        seat. The observer's own seat and unknown seats are ignored.
         """
         view = self.view
         seat = self.seat
@@ -184,13 +186,13 @@ class InfoSet:
             w4_guilty=w4_guilty, rng=random.Random(rng.getrandbits(64)), log=[],
         )
 
-    def _deal_beliefs_first(self, pool: list[int], lacks: Mapping[int, Collection[int]]) -> list[int]:
+    def _deal_beliefs_first(self, pool: list[int], lacks: Mapping[int, tuple[Collection[int], int]]) -> list[int]:
         """``pool`` reordered so that the slice ``sample_state`` deals each believed seat avoids its kinds.
 
         ``sample_state`` deals the shuffled pool in seat order (a card just drawn by another seat
-        first, then each hidden hand's slots, then the draw pile). Each believed seat's slots are
-        filled with the first cards of the shuffle it may hold, and every other slot with the
-        remaining cards in their shuffled order, so the unconstrained cards stay uniform.
+        first, then each hidden hand's slots, then the draw pile). A believed seat's first ``count``
+        slots are filled with the first cards of the shuffle it may hold, and every other slot with
+        the remaining cards in their shuffled order, so the unconstrained cards stay uniform.
         """
         n, seat = self.num_players, self.seat
         drawer = self.hidden_drawer
@@ -205,10 +207,11 @@ class InfoSet:
         for target in sorted(lacks):
             if not (0 <= target < n) or target == seat or not sizes[target]:
                 continue
-            banned = set(lacks[target])
-            picks = [i for i, k in enumerate(pool) if not taken[i] and k not in banned][:sizes[target]]
-            if len(picks) < sizes[target]:
-                continue  # the unseen cards cannot satisfy this belief: dealt uniformly
+            kinds, count = lacks[target]
+            banned, count = set(kinds), min(int(count), sizes[target])
+            picks = [i for i, k in enumerate(pool) if not taken[i] and k not in banned][:count]
+            if count <= 0 or len(picks) < count:
+                continue  # no belief, or one the unseen cards cannot satisfy: dealt uniformly
             for i in picks:
                 taken[i] = True
             slots[target] = [pool[i] for i in picks]
@@ -218,7 +221,8 @@ class InfoSet:
         out: list[int] = []
         for target in range(n):
             dealt = slots[target]
-            out.extend(dealt if dealt is not None else [next(rest) for _ in range(sizes[target])])
+            out.extend(dealt or [])
+            out.extend(next(rest) for _ in range(sizes[target] - len(dealt or [])))
         out.extend(rest)
         if first:
             out.append(pool[-1])
