@@ -97,8 +97,7 @@ def build_parser() -> argparse.ArgumentParser:
                "agents: random, random-uniform, simple, rule, ismcts, guided, human, ppo, ppo:NAME, ppo:PATH (= ppo:path=PATH),\n"
                "  package.module:Class; options as name:key=value,key=value. ppo plays the shipped checkpoint for\n"
                "  the table that its card measures strongest: classic_2p_points for classic at 2 players,\n"
-               "  classic_points at 3, classic_4p_points at 4, universal_batched at 6, universal for every other\n"
-               "  table.",
+               "  classic_4p_points at 4, classic_3to6 at 3, 5 and 6, universal for every other table.",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--agents", nargs="+", required=True, metavar="SPEC",

@@ -10,7 +10,7 @@ comma-separated; ``agents.registry`` documents specs): ``random``, ``rule``, ``s
 ``ismcts``, ``guided`` (a search guided by a trained policy and critic, no stronger than its policy as measured in docs/agents.md,
 ``agents.guided``; ``guided:time_budget=0.5`` thinks half a second a move)..., with options as ``rule:challenge=false``, ``ppo`` for the shipped checkpoint
 for the table (the strongest its card measures: ``classic_2p_points`` for classic at 2 players,
-``classic_points`` at 3, ``classic_4p_points`` at 4, ``universal_batched`` at 6, ``universal`` for every other table), ``ppo:NAME`` for a shipped one by name, ``ppo:PATH`` for a checkpoint file. The
+``classic_4p_points`` at 4, ``classic_3to6`` at 3, 5 and 6, ``universal`` for every other table), ``ppo:NAME`` for a shipped one by name, ``ppo:PATH`` for a checkpoint file. The
 default is ``ppo``; when no shipped checkpoint can be loaded, ``ppo`` falls back to ``rule``
 with a one-line notice. Each opponent is labelled with what it is (``ppo[classic_2p_points]``).
 
@@ -89,8 +89,8 @@ Call UNO yourself: type `uno` during the turn that leaves you one card (alone fi
   the play: `play R7 uno`, `3 uno`). Forget it and an opponent may catch you (2 cards).
 Commands: help, show (the table again), save [FILE] (default uno-save.json), quit"""
 PPO_HELP = ("ppo: the shipped checkpoint for the table that its card measures strongest: classic_2p_points for "
-            "classic at 2 players, classic_points at 3, classic_4p_points at 4, universal_batched at 6, universal "
-            "for every other table")
+            "classic at 2 players, classic_4p_points at 4, classic_3to6 at 3, 5 and 6, universal for every "
+            "other table")
 
 
 def card_legend() -> str:
