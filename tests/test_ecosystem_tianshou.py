@@ -2,8 +2,9 @@
 
 A DQN learner in seat 0 against Tianshou's masked random policy at a 2-player table: a short
 vectorised collect into a replay buffer (which stores every step's ``info``, so the env's infos
-must keep fixed keys and shapes), then a few learning steps. Needs the ``eco`` extra; skipped,
-with the reason, where Tianshou is not installed.
+must keep fixed keys and shapes), then a few learning steps. Also Tianshou's PPO on the single-agent
+env (``examples/ecosystem/tianshou_ppo.py``): where its mask must live, and a seeded run that learns to
+beat uniform random play. Needs the ``eco`` extra; skipped, with the reason, where Tianshou is not installed.
 """
 
 from __future__ import annotations
