@@ -2,8 +2,9 @@
 
 A DQN learner in seat 0 against Tianshou's masked random policy at a 2-player table: a short
 vectorised collect into a replay buffer (which stores every step's ``info``, so the env's infos
-must keep fixed keys and shapes), then a few learning steps. Needs the ``eco`` extra; skipped,
-with the reason, where Tianshou is not installed.
+must keep fixed keys and shapes), then a few learning steps. Also Tianshou's PPO on the single-agent
+env (``examples/ecosystem/tianshou_ppo.py``): where its mask must live, and a seeded run that learns to
+beat uniform random play. Needs the ``eco`` extra; skipped, with the reason, where Tianshou is not installed.
 """
 
 from __future__ import annotations
@@ -225,3 +226,38 @@ def test_a_truncated_rounds_last_obs_next_has_no_legal_action_so_dqns_bootstrap_
     q = policy(Batch(obs=data.obs_next[[0, last]], info=[None, None])).logits
     masked = policy.compute_q_value(q, data.obs_next.mask[[0, last]])
     assert masked[1].max() < q.min()  # the bootstrap value at the cut-off: below every Q-value of the batch
+
+
+@pytest.fixture
+def ppo_example(monkeypatch: pytest.MonkeyPatch) -> Any:
+    """``examples/ecosystem/tianshou_ppo.py``, imported as a module."""
+    return load_example("tianshou_ppo", monkeypatch)
+
+
+def test_a_buffer_rows_info_is_its_obs_nexts_so_the_ppo_example_keeps_the_mask_in_the_observation(
+        ppo_example: Any) -> None:
+    # Tianshou stores the info a step returned with that step's row: it describes obs_next. A mask kept
+    # only in info would be the next position's when PPO recomputes log-probabilities; in the observation
+    # (MaskInObs, Tianshou's obs.mask convention) it is the acting position's, and every action is legal there.
+    torch.manual_seed(0)
+    np.random.seed(0)
+    algorithm, _actor = ppo_example.build(ppo_example.Args())
+    envs = DummyVectorEnv([ppo_example.make_env for _ in range(2)])
+    envs.seed(0)
+    buffer = VectorReplayBuffer(1_000, 2)
+    Collector(algorithm, envs, buffer).collect(n_step=600, reset_before_collect=True)
+    data = buffer.sample(0)[0]
+    acted = data.act.astype(int)
+    assert all(mask[a] for mask, a in zip(data.obs.mask, acted, strict=True))
+    assert np.array_equal(data.info.action_mask, data.obs_next.mask)
+    assert not all(mask[a] for mask, a in zip(data.info.action_mask, acted, strict=True))
+
+
+def test_the_tianshou_ppo_example_learns_in_a_seeded_short_run(ppo_example: Any) -> None:
+    # The example's defaults (16 epochs of 4,096 env steps), seed 0, one torch thread. The bar is the
+    # other ecosystem examples': the Wilson interval's low end above one half against uniform random play.
+    torch.set_num_threads(1)
+    args = ppo_example.Args(seed=0)
+    won, played, low, _high = ppo_example.win_rate(ppo_example.train(args), rounds=100)
+    assert played == 100
+    assert low > 0.5, f"won {won:g} of {played}"
