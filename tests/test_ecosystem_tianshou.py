@@ -238,7 +238,7 @@ def test_a_buffer_rows_info_is_its_obs_nexts_so_the_ppo_example_keeps_the_mask_i
         ppo_example: Any) -> None:
     # Tianshou stores the info a step returned with that step's row: it describes obs_next. A mask kept
     # only in info would be the next position's when PPO recomputes log-probabilities; in the observation
-    # (MaskInObs, Tianshou's obs.mask convention) it is the acting position's, and every action is legal there.
+    # (uno_env.MaskInObservation, Tianshou's obs.mask convention) it is the acting position's, and every action is legal there.
     torch.manual_seed(0)
     np.random.seed(0)
     algorithm, _actor = ppo_example.build(ppo_example.Args())

@@ -306,3 +306,46 @@ def test_invalid_options_raise() -> None:
         SingleAgentEnv(edition="uno_flip")
     with pytest.raises(ValueError):
         SingleAgentEnv(seat="left")
+
+
+def test_mask_in_observation_gives_each_observation_the_mask_of_its_own_position():
+    """``uno_env.MaskInObservation``: ``{"obs", "mask"}`` as Tianshou reads a mask; the mask is the one the
+    env's ``info`` gives for the same position, the vector is the env's own, and Gymnasium's checker passes."""
+    import uno_env
+
+    env = uno_env.MaskInObservation(gymnasium.make(uno_env.GYM_ID, num_players=3, max_players=4))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        check_env(uno_env.MaskInObservation(SingleAgentEnv(num_players=3, max_players=4)), skip_render_check=True)
+    bare = SingleAgentEnv(num_players=3, max_players=4)
+    obs, info = env.reset(seed=5)
+    bare_obs, _ = bare.reset(seed=5)
+    rng = random.Random(0)
+    steps = 0
+    while True:
+        assert env.observation_space.contains(obs)
+        np.testing.assert_array_equal(obs["obs"], bare_obs)
+        np.testing.assert_array_equal(obs["mask"], info["action_mask"])
+        legal = np.flatnonzero(obs["mask"])
+        action = int(rng.choice(list(legal)))
+        obs, reward, terminated, truncated, info = env.step(action)
+        bare_obs, bare_reward, *_ = bare.step(action)
+        assert reward == bare_reward
+        steps += 1
+        if terminated or truncated:
+            break
+    assert steps > 5 and not obs["mask"].any()  # over: no legal action
+
+
+def test_mask_in_observation_needs_a_discrete_action_space():
+    import uno_env
+
+    with pytest.raises(TypeError, match="Discrete action space"):
+        uno_env.MaskInObservation(_BoxActions())
+
+
+class _BoxActions(gymnasium.Env):  # type: ignore[type-arg]
+    """An env with continuous actions: no mask to give."""
+
+    action_space = gymnasium.spaces.Box(0.0, 1.0, (2,))
+    observation_space = gymnasium.spaces.Box(0.0, 1.0, (2,))

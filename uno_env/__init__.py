@@ -8,6 +8,8 @@ The rules engine is ``uno_env.core`` (pure Python). The RL adapters load on firs
   ``pettingzoo.make("aec", ...)``;
 * ``uno_env.SingleAgentEnv``: a Gymnasium single-agent wrapper (``uno_env.single_agent``),
   registered as ``uno_env/UnoSingleAgent-v0`` for ``gymnasium.make``;
+* ``uno_env.MaskInObservation(gym_env)``: the single-agent env's observation as
+  ``{"obs", "mask"}``, where Tianshou reads an action mask (``uno_env.single_agent``);
 * ``uno_env.rllib_observations(aec_env)``: the env's observations keyed for Ray RLlib's
   action-masking RLModule (``uno_env.rllib``; Ray is not imported);
 * ``uno_env.round_robin(aec_env)``: the seats act in a fixed cycle (a seat waits while another
@@ -57,11 +59,12 @@ _LAZY = {
     "action_mask": "uno_env.observation",
     "OBSERVATION_VERSION": "uno_env.observation",
     "SingleAgentEnv": "uno_env.single_agent",
+    "MaskInObservation": "uno_env.single_agent",
     "rllib_observations": "uno_env.rllib",
     "round_robin": "uno_env.turns",
 }
 
-__all__ = ["ENV_ID", "GYM_ID", "SingleAgentEnv", "action_mask", "env", "observe", "raw_env", "register_envs",
+__all__ = ["ENV_ID", "GYM_ID", "MaskInObservation", "SingleAgentEnv", "action_mask", "env", "observe", "raw_env", "register_envs",
            "rllib_observations", "round_robin"]
 
 

@@ -74,7 +74,7 @@ from .render import render_table
 from .uno_v0 import action_id as action_id_of
 from .uno_v0 import raw_env
 
-__all__ = ["GYM_ID", "SingleAgentEnv"]
+__all__ = ["GYM_ID", "MaskInObservation", "SingleAgentEnv"]
 
 Opponent = Any  # an object with act(observation, info) -> int, or such a callable
 
@@ -290,3 +290,37 @@ def _draw(value: Any, rng: np.random.Generator) -> Any:
         return value(rng)
     options = list(value)
     return options[int(rng.integers(len(options)))]
+
+
+class MaskInObservation(gymnasium.ObservationWrapper):
+    """The action mask inside the observation, as Tianshou reads it: ``{"obs": vector, "mask": int8 mask}``.
+
+    ``uno_env.MaskInObservation(gymnasium.make(uno_env.GYM_ID, ...))``. Tianshou's policies take an
+    action mask from ``obs.mask`` (its ``PettingZooEnv`` gives one that way); a mask kept in ``info``
+    does not serve, because a buffer row stores the ``info`` that ``step`` returned, which belongs to
+    the row's ``obs_next``. ``info`` keeps its ``action_mask`` too. The observation space is
+    ``Dict(obs=<the env's Box>, mask=MultiBinary(NUM_ACTIONS))``.
+    """
+
+    def __init__(self, env: gymnasium.Env) -> None:
+        super().__init__(env)
+        actions = env.action_space
+        if not isinstance(actions, spaces.Discrete):
+            raise TypeError(f"MaskInObservation needs a Discrete action space, got {actions!r}")
+        self.observation_space = spaces.Dict({"obs": env.observation_space, "mask": spaces.MultiBinary(int(actions.n))})
+        self._mask = np.zeros(int(actions.n), np.int8)
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None
+              ) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+        obs, info = self.env.reset(seed=seed, options=options)
+        self._mask = np.asarray(info["action_mask"], np.int8)
+        return self.observation(obs), info
+
+    def step(self, action: Any) -> tuple[dict[str, np.ndarray], Any, bool, bool, dict[str, Any]]:
+        obs, reward, terminated, truncated, info = self.env.step(action)
+        self._mask = np.asarray(info["action_mask"], np.int8)
+        return self.observation(obs), reward, terminated, truncated, info
+
+    def observation(self, observation: Any) -> dict[str, np.ndarray]:
+        """The env's observation with the mask of the position it shows."""
+        return {"obs": observation, "mask": self._mask.copy()}

@@ -10,8 +10,8 @@ and the on-policy trainer. The learner's opponent is the env's default (random l
 a card when one plays). Tianshou reads an action mask from the observation (``obs.mask``, as its
 ``PettingZooEnv`` gives it and as its DQN policy's docstring asks), not from ``info``: a buffer row's
 ``info`` is the one the step returned, which belongs to ``obs_next``, so a mask kept only in ``info``
-would be the next position's when PPO recomputes its log-probabilities. ``MaskInObs`` therefore
-puts the env's ``info["action_mask"]`` into the observation as ``{"obs", "mask"}``.
+would be the next position's when PPO recomputes its log-probabilities. ``uno_env.MaskInObservation``
+therefore gives the observation as ``{"obs", "mask"}``.
 
 Measured (docs/ecosystem.md): the defaults (65,536 env steps) won 85, 84 and 97 of 100 rounds
 against uniformly random legal play in seeds 0, 1 and 2 (the project's harness, ``against_random.py``).
@@ -68,26 +68,9 @@ class Args:
     """Seeds torch, numpy's global generator and the tables."""
 
 
-class MaskInObs(gym.Wrapper):  # type: ignore[type-arg]
-    """The observation as Tianshou reads a mask: ``{"obs": vector, "mask": info["action_mask"]}``."""
-
-    def __init__(self, env: gym.Env) -> None:  # type: ignore[type-arg]
-        super().__init__(env)
-        self.observation_space = gym.spaces.Dict({
-            "obs": env.observation_space, "mask": gym.spaces.MultiBinary(int(env.action_space.n))})  # type: ignore[attr-defined]
-
-    def reset(self, **kwargs: Any) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
-        obs, info = self.env.reset(**kwargs)
-        return {"obs": obs, "mask": np.asarray(info["action_mask"], np.int8)}, info
-
-    def step(self, action: Any) -> tuple[dict[str, np.ndarray], float, bool, bool, dict[str, Any]]:
-        obs, reward, terminated, truncated, info = self.env.step(action)
-        return {"obs": obs, "mask": np.asarray(info["action_mask"], np.int8)}, float(reward), terminated, truncated, info
-
-
-def make_env(max_turns: int = 1_000) -> MaskInObs:
-    """One 2-player table, the learner against the env's default opponent."""
-    return MaskInObs(gym.make(uno_env.GYM_ID, num_players=2, max_players=2, episode="round", max_turns=max_turns))
+def make_env(max_turns: int = 1_000) -> uno_env.MaskInObservation:
+    """One 2-player table, the learner against the env's default opponent, the mask in the observation."""
+    return uno_env.MaskInObservation(gym.make(uno_env.GYM_ID, num_players=2, max_players=2, episode="round", max_turns=max_turns))
 
 
 def _scale(space: gym.spaces.Box) -> torch.Tensor:
