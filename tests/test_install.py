@@ -121,4 +121,4 @@ def test_shipped_checkpoints_travel_with_the_wheel(installed: Installed) -> None
     assert "ppo[classic_2p_points]" in report.stdout
     played = installed.run("uno-env", "play", "--players", "3", "--seed", "3", "--delay", "0", "--no-color",
                            stdin="quit\n")
-    assert "ppo[classic_points]" in played.stdout and "Notice:" not in played.stdout  # no fallback to rule
+    assert "ppo[classic_3to6]" in played.stdout and "Notice:" not in played.stdout  # no fallback to rule
