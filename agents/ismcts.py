@@ -51,8 +51,8 @@ other decision (it always calls UNO).
 Belief (``belief=``): ``"uniform"`` (default) deals the hidden cards uniformly. ``"voids"``
 deals each opponent's hidden cards without the kinds it is believed to lack: a player seen to
 draw instead of playing holds no card of the color or number it drew on, among the cards it held
-then (a count that falls with every card played since; ``agents.belief.VoidTracker``, fed every decision the seat sees; ``InfoSet.sample_state(rng,
-lacks)``). The belief assumes opponents play a card when one plays, as most players and every
+then (a count that falls with every card played since; ``agents.belief.VoidTracker``, fed every
+decision the seat sees; ``InfoSet.sample_state(rng, lacks)``). The belief assumes opponents play a card when one plays, as most players and every
 heuristic agent here do.
 
 Budget and determinism: ``iterations`` counts playouts (the paired root rounds up to whole
