@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from uno_env.core import actions as A
-from uno_env.core.cards import EDITIONS, KIND_COLOR, KIND_RANK, SPECIAL_WILD, WILD
+from uno_env.core.cards import EDITIONS, KIND_COLOR, KIND_RANK, SPECIAL_WILD, WILD, Edition
 
 __all__ = ["VoidTracker"]
 
@@ -40,9 +40,9 @@ PLAIN_WILD = "W"
 
 @dataclass(frozen=True)
 class _TurnEnd:
-    """The table as the seat's turn left it: round, discard pile, active color, hand sizes, direction."""
+    """The table as the seat's turn left it: discard pile, active color, hand sizes, direction (``observe``
+    forgets it at a new round)."""
 
-    round: int
     discard: tuple[str, ...]
     active: int
     sizes: tuple[int, ...]
@@ -109,8 +109,7 @@ class VoidTracker:
         """Note the seat's ``action`` at ``info``: where it ends the seat's turn simply, how the table stood."""
         phase = info["phase"]
         discard = tuple(info["discard_pile"])
-        kind = EDITIONS[info["rules"]["edition"]].kind
-        color_of = EDITIONS[info["rules"]["edition"]].color_index
+        edition = EDITIONS[info["rules"]["edition"]]
         end_color: int | None = None
         if phase in ("play", "play_drawn") and 0 <= action < A.NUM_PLAY_ACTIONS:
             self._mine += 1
@@ -118,22 +117,22 @@ class VoidTracker:
             if len(info["hand"]) == 2 and info["rules"].get("uno_call") == "explicit":
                 self._end = None  # the UNO call comes next; noted there
                 return
-            discard, end_color = (*discard, _code(info, action)), KIND_COLOR[action]
+            discard, end_color = (*discard, str(edition.code(action))), KIND_COLOR[action]
         elif (phase == "play" and action == A.DRAW) or (phase == "play_drawn" and action == A.KEEP):
-            end_color = _active(info, color_of)  # a play of the drawn card, if it comes, replaces this
+            end_color = _active(info, edition)  # a play of the drawn card, if it comes, replaces this
         elif phase == "choose_color" and info["pending_card"] == PLAIN_WILD and A.COLOR_BASE <= action < A.COLOR_BASE + 4:
             end_color = action - A.COLOR_BASE
-        elif phase == "uno" and info["pending_card"] is not None and _plain(kind(info["pending_card"]), info):
-            end_color = _active(info, color_of)
+        elif phase == "uno" and info["pending_card"] is not None and _plain(edition.kind(info["pending_card"]), info):
+            end_color = _active(info, edition)
         if end_color is None or end_color < 0:
             self._end = None
             return
-        self._end = _TurnEnd(int(info["round"]), discard, end_color, tuple(int(s) for s in info["hand_sizes"]),
+        self._end = _TurnEnd(discard, end_color, tuple(int(s) for s in info["hand_sizes"]),
                              int(info["direction"]))
 
     def _infer(self, info: Mapping[str, Any], end: _TurnEnd) -> dict[int, tuple[frozenset[int], int]] | None:
         """From the table as the seat's last turn left it to its turn now: who drew on what (None: unread)."""
-        if int(info["round"]) != end.round or int(info["direction"]) != end.direction:
+        if int(info["direction"]) != end.direction:
             return None
         pile = tuple(info["discard_pile"])
         if pile[:len(end.discard)] != end.discard:
@@ -182,11 +181,7 @@ def _moves_hands(kind: int, info: Mapping[str, Any]) -> bool:
     return kind == SPECIAL_WILD or (bool(info["rules"].get("seven_zero")) and 0 <= kind < WILD and KIND_RANK[kind] in (0, 7))
 
 
-def _active(info: Mapping[str, Any], color_of: Any) -> int:
+def _active(info: Mapping[str, Any], edition: Edition) -> int:
     color = info["active_color"]
-    return -1 if color is None else int(color_of(color))
+    return -1 if color is None else edition.color_index(color)
 
-
-def _code(info: Mapping[str, Any], action: int) -> str:
-    """The card code of play action ``action`` (a number card) as the view writes it."""
-    return str(EDITIONS[info["rules"]["edition"]].code(action))
