@@ -198,35 +198,32 @@ class InfoSet:
         drawer = self.hidden_drawer
         if drawer >= 0 and self.drawn_plays:
             return pool  # the drawn card is picked from the shuffle by playability; keep beliefs out of it
-        first = 1 if drawer >= 0 else 0  # the drawn card is pool.pop(): the last card, not a slot
+        # another seat's drawn card is pool.pop(), the last card: not a slot, it keeps its place
+        body, drawn = (pool[:-1], pool[-1:]) if drawer >= 0 else (pool, [])
         sizes = [0 if s == seat else self.hidden[s] - (1 if s == drawer else 0) for s in range(n)]
-        taken = [False] * len(pool)
-        if first:
-            taken[-1] = True
+        taken = [False] * len(body)
         slots: list[list[int] | None] = [None] * n
         for target in sorted(lacks):
             if not (0 <= target < n) or target == seat or not sizes[target]:
                 continue
             kinds, count = lacks[target]
             banned, count = set(kinds), min(int(count), sizes[target])
-            picks = [i for i, k in enumerate(pool) if not taken[i] and k not in banned][:count]
+            picks = [i for i, k in enumerate(body) if not taken[i] and k not in banned][:count]
             if count <= 0 or len(picks) < count:
                 continue  # no belief, or one the unseen cards cannot satisfy: dealt uniformly
             for i in picks:
                 taken[i] = True
-            slots[target] = [pool[i] for i in picks]
+            slots[target] = [body[i] for i in picks]
         if all(s is None for s in slots):
             return pool
-        rest = iter([k for i, k in enumerate(pool) if not taken[i]])
+        rest = iter([k for i, k in enumerate(body) if not taken[i]])
         out: list[int] = []
         for target in range(n):
             dealt = slots[target]
             out.extend(dealt or [])
             out.extend(next(rest) for _ in range(sizes[target] - len(dealt or [])))
         out.extend(rest)
-        if first:
-            out.append(pool[-1])
-        return out
+        return out + drawn
 
     def _playable_hidden_card(self, pool: list[int]) -> int:
         """The first card of ``pool`` that could be the playable card another seat just drew, or -1."""
