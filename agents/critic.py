@@ -35,6 +35,7 @@ from .ppo_agent import (
     CheckpointVersionError,
     check_tensors,
     read_safetensors,
+    widen_first_layer,
 )
 
 __all__ = ["CRITIC_FORMAT", "CRITIC_FORMAT_VERSION", "PrivilegedCritic", "read_critic", "write_critic"]
@@ -90,7 +91,7 @@ def _expected_critic_layout(meta: Mapping[str, Any], source: str) -> dict[str, t
         raise CheckpointError(f"{source}: hidden must list 1 to 16 layer widths, ints 1..65536")
     if not 2 <= max_players <= 10:  # observation_size raises ValueError past the table sizes
         raise CheckpointError(f"{source}: max_players must be an int 2..10, got {max_players}")
-    if input_size <= observation_size(max_players):
+    if input_size <= observation_size(max_players, meta["observation_version"]):
         raise CheckpointError(f"{source}: input_size {input_size} does not extend the public vector "
                               f"(max_players={max_players})")
     expected: dict[str, tuple[int, ...]] = {"input_scale": (input_size,)}
@@ -109,6 +110,14 @@ class PrivilegedCritic:
 
     def __init__(self, tensors: Mapping[str, np.ndarray], metadata: Mapping[str, Any]) -> None:
         _check_critic_layout(tensors, metadata, "critic")
+        version = metadata["observation_version"]
+        if version != OBSERVATION_VERSION:  # widened to read this version's public vector (see widen_first_layer)
+            max_players = int(metadata["max_players"])
+            old, new = observation_size(max_players, version), observation_size(max_players)
+            tensors = widen_first_layer(tensors, "input_scale", old, new - old)
+            metadata = {**metadata, "observation_version": OBSERVATION_VERSION,
+                        "input_size": int(metadata["input_size"]) + new - old,
+                        "widened_from_observation_version": version}
         self.metadata = dict(metadata)
         self.input_scale = np.asarray(tensors["input_scale"], np.float32)
         depth = len(metadata["hidden"])

@@ -16,7 +16,9 @@ loading it runs no code. It holds
   ``OBSERVATION_VERSION`` when it was written; a checkpoint loads when its version is one of
   ``uno_env.observation.COMPATIBLE_OBSERVATION_VERSIONS``: version 1 checkpoints, trained
   before the rule 3.4 ruling, read version 2 observations as they were trained to, see the
-  observation version history), ``num_actions``, ``max_players``, ``observation_size``,
+  observation version history; a checkpoint of a version before 3 is widened as it loads: its
+  first layer gets a zero weight column for each entry the newer layout added, so it computes
+  exactly what it did and ignores those entries, see ``widen_first_layer``), ``num_actions``, ``max_players``, ``observation_size``,
   ``hidden`` (layer widths), ``activation`` (``tanh`` or ``relu``), ``editions`` and
   ``num_players`` (what it was trained on), ``steps``, ``seed`` and ``config`` (the full
   training config).
@@ -185,7 +187,7 @@ def _expected_layout(meta: Mapping[str, Any], source: str) -> dict[str, tuple[in
         raise CheckpointError(f"{source}: hidden must list 1 to 16 layer widths, ints 1..65536")
     if activation not in ACTIVATIONS:
         raise CheckpointError(f"{source}: activation {short_repr(activation)}, expected one of {ACTIVATIONS}")
-    size = observation_size(max_players)
+    size = observation_size(max_players, meta["observation_version"])
     if meta.get("observation_size") != size:
         raise CheckpointVersionError(f"{source}: observation_size {short_repr(meta.get('observation_size'))}, "
                                      f"expected {size} for max_players={max_players}")
@@ -213,6 +215,38 @@ def check_tensors(tensors: Mapping[str, np.ndarray], expected: Mapping[str, tupl
             raise CheckpointError(f"{source}: tensor {name} holds NaN or infinite values")
 
 
+def widen_first_layer(tensors: Mapping[str, np.ndarray], scale: str, at: int, extra: int) -> dict[str, np.ndarray]:
+    """``tensors`` with ``extra`` inputs inserted before input ``at``: a zero column of ``hidden.0.weight``
+    and a scale of 1 each, so the network computes exactly what it did, whatever those inputs hold.
+
+    How a network trained on an older observation layout reads a newer one that added entries
+    (the observation version history in ``uno_env.observation``), and where a training run that
+    warm-starts from it begins. ``scale`` names the per-input scale tensor.
+    """
+    out = dict(tensors)
+    weight = tensors["hidden.0.weight"]
+    out["hidden.0.weight"] = np.concatenate(
+        [weight[:, :at], np.zeros((weight.shape[0], extra), np.float32), weight[:, at:]], axis=1)
+    old = tensors[scale]
+    out[scale] = np.concatenate([old[:at], np.ones(extra, np.float32), old[at:]])
+    return out
+
+
+def widened_to_current(tensors: Mapping[str, np.ndarray], metadata: Mapping[str, Any]
+                       ) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+    """A checked policy checkpoint of any readable observation version in this version's layout
+    (``widen_first_layer``; unchanged when it is current). Its metadata then says the current
+    version and size, and ``widened_from_observation_version`` the one it was trained on."""
+    version = metadata["observation_version"]
+    if version == OBSERVATION_VERSION:
+        return dict(tensors), dict(metadata)
+    max_players = metadata["max_players"]
+    old, new = observation_size(max_players, version), observation_size(max_players)
+    meta = {**metadata, "observation_version": OBSERVATION_VERSION, "observation_size": new,
+            "widened_from_observation_version": version}
+    return widen_first_layer(tensors, "obs_scale", old, new - old), meta
+
+
 class PPOAgent(Agent):
     """A policy network from a checkpoint (see the module docstring), run in numpy."""
 
@@ -222,7 +256,8 @@ class PPOAgent(Agent):
     def __init__(self, tensors: Mapping[str, np.ndarray], metadata: Mapping[str, Any], deterministic: bool = True,
                  seed: int | None = None, label: str | None = None) -> None:
         _check_layout(tensors, metadata)
-        self.metadata = dict(metadata)
+        tensors, metadata = widened_to_current(tensors, metadata)
+        self.metadata = metadata
         self.deterministic = deterministic
         self.label = label or "ppo"
         self._scale = np.asarray(tensors["obs_scale"], np.float32)

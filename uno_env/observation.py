@@ -65,9 +65,16 @@ eliminated          M           per offset: out of the game (elimination variant
 known               (M-1)*55    for offsets 1..M-1 in turn: count of each kind of that
                                 seat's hand that the observer has seen and knows is
                                 still there
+drew_on             M*17        for offsets 0..M-1 in turn: that seat's public draw
+                                evidence (``PublicState.drew_on``) as shares of its
+                                hand (0..1): 4 by color slot, then 13 by rank (0-9,
+                                Skip, Reverse, Draw Two), of the cards it held when it
+                                last made a turn draw while that color was active / a
+                                card of that rank was on top, less the cards that have
+                                left its hand since, over its hand size
 ==================  ==========  ======================================================
 
-With ``M = 10`` the vector has 839 entries. Every entry lies in the bounds
+With ``M = 10`` the vector has 1,009 entries. Every entry lies in the bounds
 ``observation_bounds(M)`` returns (counts of a kind never exceed its copies in a deck;
 sizes never exceed 112, the largest deck). ``OBSERVATION_VERSION`` changes whenever the
 layout or the meaning of an entry does.
@@ -83,6 +90,10 @@ Version history (``OBSERVATION_VERSION``):
   card in ``play_drawn``) come only at decisions with one legal action, and at every decision
   with two or more each entry means what it meant in version 1 (tested). So checkpoints of
   both versions load (``COMPATIBLE_OBSERVATION_VERSIONS``, checked by ``agents.PPOAgent``).
+* 3 - the ``drew_on`` slice appended (who drew on what, from the seat's own record of the
+  public play; the other entries unchanged). A version 1 or 2 vector is the first
+  ``observation_size(M, version)`` entries of a version 3 one, so a policy trained on them
+  reads that prefix (``agents.PPOAgent`` cuts it).
 """
 
 from __future__ import annotations
@@ -94,7 +105,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .core import actions as A
-from .core.cards import EDITIONS, MAX_DECK_SIZE, MAX_PLAYERS, MIN_PLAYERS, NUM_COLORS, NUM_KINDS, WILD, WILD_DRAW_FOUR
+from .core.cards import DREW_ON_SIZE, EDITIONS, MAX_DECK_SIZE, MAX_PLAYERS, MIN_PLAYERS, NUM_COLORS, NUM_KINDS, WILD, WILD_DRAW_FOUR
 from .core.state import Phase
 from .core.view import SeatView, seat_view
 
@@ -108,9 +119,10 @@ __all__ = [
     "observation_fields", "encode_view", "Encoder", "encoder_for", "MAX_COPIES",
 ]
 
-OBSERVATION_VERSION = 2
-# Versions whose policies read this encoder's vectors correctly (see the version history).
-COMPATIBLE_OBSERVATION_VERSIONS = (1, 2)
+OBSERVATION_VERSION = 3
+# Versions whose policies read this encoder's vectors correctly (see the version history);
+# a policy of a version before 3 reads the first observation_size(M, version) entries.
+COMPATIBLE_OBSERVATION_VERSIONS = (1, 2, 3)
 DEFAULT_MAX_PLAYERS = MAX_PLAYERS
 NUM_ACTIONS = A.NUM_ACTIONS
 MAX_CARDS = MAX_DECK_SIZE  # 112
@@ -132,10 +144,13 @@ for _ed in EDITIONS.values():
 del _ed
 
 
-def observation_fields(max_players: int = DEFAULT_MAX_PLAYERS) -> list[tuple[str, int]]:
-    """The named slices as ``(name, size)`` pairs, in vector order."""
+def observation_fields(max_players: int = DEFAULT_MAX_PLAYERS,
+                       version: int = OBSERVATION_VERSION) -> list[tuple[str, int]]:
+    """The named slices as ``(name, size)`` pairs, in vector order (of layout ``version``: 1, 2 or 3)."""
     m = _check_max_players(max_players)
-    return [
+    if version not in COMPATIBLE_OBSERVATION_VERSIONS or type(version) is not int:
+        raise ValueError(f"observation version must be one of {COMPATIBLE_OBSERVATION_VERSIONS}, got {version!r}")
+    fields = [
         ("hand", NUM_KINDS), ("top_card", NUM_KINDS), ("active_color", NUM_COLORS),
         ("phase", _NUM_PHASES), ("direction", 1), ("drawn_card", NUM_KINDS), ("discard", NUM_KINDS),
         ("draw_pile_size", 1), ("penalty", 1), ("w4_prev_color", NUM_COLORS),
@@ -144,6 +159,9 @@ def observation_fields(max_players: int = DEFAULT_MAX_PLAYERS) -> list[tuple[str
         ("score", m), ("uno_called", m), ("teammate", m), ("eliminated", m),
         ("known", (m - 1) * NUM_KINDS),
     ]
+    if version >= 3:
+        fields.append(("drew_on", m * DREW_ON_SIZE))
+    return fields
 
 
 def observation_slices(max_players: int = DEFAULT_MAX_PLAYERS) -> dict[str, slice]:
@@ -156,9 +174,9 @@ def observation_slices(max_players: int = DEFAULT_MAX_PLAYERS) -> dict[str, slic
     return out
 
 
-def observation_size(max_players: int = DEFAULT_MAX_PLAYERS) -> int:
-    """Length of the observation vector for tables of up to ``max_players`` seats."""
-    return sum(size for _, size in observation_fields(max_players))
+def observation_size(max_players: int = DEFAULT_MAX_PLAYERS, version: int = OBSERVATION_VERSION) -> int:
+    """Length of the observation vector for tables of up to ``max_players`` seats (of layout ``version``)."""
+    return sum(size for _, size in observation_fields(max_players, version))
 
 
 def observation_bounds(max_players: int = DEFAULT_MAX_PLAYERS) -> tuple[np.ndarray, np.ndarray]:
@@ -176,7 +194,8 @@ def observation_bounds(max_players: int = DEFAULT_MAX_PLAYERS) -> tuple[np.ndarr
 
 
 def split_observation(vector: np.ndarray, max_players: int = DEFAULT_MAX_PLAYERS) -> dict[str, np.ndarray]:
-    """Cut a vector into its named parts (views, not copies); ``known`` is reshaped to (M-1, 55)."""
+    """Cut a vector into its named parts (views, not copies); ``known`` is reshaped to (M-1, 55)
+    and ``drew_on`` to (M, 17)."""
     vector = np.asarray(vector)
     if vector.shape != (observation_size(max_players),):
         raise ValueError(
@@ -185,6 +204,7 @@ def split_observation(vector: np.ndarray, max_players: int = DEFAULT_MAX_PLAYERS
         )
     parts = {name: vector[s] for name, s in observation_slices(max_players).items()}
     parts["known"] = parts["known"].reshape(max_players - 1, NUM_KINDS)
+    parts["drew_on"] = parts["drew_on"].reshape(max_players, DREW_ON_SIZE)
     return parts
 
 
@@ -330,6 +350,15 @@ class Encoder:
                 start = at + ((target - seat) % n - 1) * NUM_KINDS
                 for k in seen:
                     mv[start + k] += 1
+        at = self._offsets["drew_on"]
+        drew_on = pub.drew_on
+        for offset in range(n):
+            other = (seat + offset) % n
+            row = drew_on[other]
+            if any(row):  # then the hand holds a card (the counts never exceed its size)
+                start = at + offset * DREW_ON_SIZE
+                size = sizes[other]
+                obs[start:start + DREW_ON_SIZE] = [c / size for c in row]
         return obs
 
     def _rotated(self, mv: Any, at: int, values: Sequence[int | bool], seat: int, scale: float) -> None:

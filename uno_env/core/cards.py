@@ -40,6 +40,10 @@ KIND_COLOR: tuple[int, ...] = tuple(k // RANKS_PER_COLOR if k < WILD else -1 for
 KIND_RANK: tuple[int, ...] = tuple(k % RANKS_PER_COLOR if k < WILD else -1 for k in range(NUM_KINDS))
 
 
+# The public draw evidence kept per seat (``PublicState.drew_on``): one count per color slot, then
+# one per rank.
+DREW_ON_SIZE = NUM_COLORS + RANKS_PER_COLOR
+
 NO_RANK = 13  # the "rank" of a wild on top of the discard pile: only its color matches
 
 # PLAYABLE[active_color][top_rank][kind]: whether a card may be played on that top card (rule

@@ -17,6 +17,7 @@ from typing import NoReturn
 
 from .cards import (
     DRAW_TWO,
+    DREW_ON_SIZE,
     EDITIONS,
     KIND_COLOR,
     KIND_RANK,
@@ -118,6 +119,12 @@ def check_state(state: GameState, *, log: bool = True) -> None:
         fail("discard_pile", "must hold at least the top card")
     if pub.hand_sizes != [len(h) for h in hands]:
         fail("hand_sizes", "must be the number of cards in each hand")
+    drew_on = pub.drew_on
+    if (not isinstance(drew_on, list) or len(drew_on) != n
+            or any(not isinstance(row, list) or len(row) != DREW_ON_SIZE for row in drew_on)):
+        fail("drew_on", f"must be a list of {n} lists of {DREW_ON_SIZE} ints")
+    for s, row in enumerate(drew_on):
+        _ints(row, f"drew_on[{s}]", DREW_ON_SIZE, 0, len(hands[s]))
     if sorted([k for h in hands for k in h] + draw + discard) != ed.deck():
         fail("cards", f"hands and piles must hold exactly the {ed.deck_size} cards of the deck, once each")
     uno = _bools(pub.uno_called, "uno_called", n)

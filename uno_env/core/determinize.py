@@ -73,6 +73,7 @@ class InfoSet:
         for opp in view["opponents"]:
             self.known[opp["seat"]] = [kind(c) for c in opp["known_cards"]]
         self.sizes = list(view["hand_sizes"])
+        self.drew_on = [list(row) for row in view["drew_on"]]
         current = view["current_player"]
         if current is None:  # round or game over: whoever went out, as the engine keeps it
             current = view["round_winner"] if view["round_winner"] is not None else view["dealer"]
@@ -179,7 +180,7 @@ class InfoSet:
             catch_index=self.catch_index, penalty=int(view["penalty"]), scores=list(view["scores"]),
             round_points=list(view["round_points"]), round_winner=-1 if round_winner is None else round_winner,
             winners=list(view["winners"]), uno_called=list(view["uno_called"]), alive=list(self.alive),
-            hand_sizes=list(self.sizes),
+            hand_sizes=list(self.sizes), drew_on=[list(row) for row in self.drew_on],
         )
         return GameState(
             rules=self.rules, public=public, hands=hands, draw_pile=pool[at:], known=known, drawn_card=drawn,

@@ -58,6 +58,7 @@ from . import actions as A
 from .actions import Action, action_table, parse_action
 from .cards import (
     DRAW_TWO,
+    DREW_ON_SIZE,
     EDITIONS,
     HAND_SIZE,
     KIND_COLOR,
@@ -154,7 +155,7 @@ class Game:
             round=0, dealer=0, direction=1, phase=PLAY, current=0, active_color=-1, discard_pile=[],
             pending_card=-1, pending_player=-1, w4_prev_color=-1, catch_index=0, penalty=0, scores=[0] * n,
             round_points=[0] * n, round_winner=-1, winners=[], uno_called=[False] * n, alive=[True] * n,
-            hand_sizes=[0] * n,
+            hand_sizes=[0] * n, drew_on=[[0] * DREW_ON_SIZE for _ in range(n)],
         )
         self.state = GameState(
             rules=rules, public=public, hands=[[] for _ in range(n)], draw_pile=[], known=[{} for _ in range(n)],
@@ -573,6 +574,10 @@ class Game:
         """
         st = self.state
         pub = self._pub
+        row = pub.drew_on[seat]  # the evidence this draw gives (see PublicState.drew_on)
+        row[pub.active_color] = size = pub.hand_sizes[seat]
+        if self._top_rank != NO_RANK:
+            row[NUM_COLORS + self._top_rank] = size
         until_playable = self.rules.draw_until_playable
         while True:
             card = self._draw_card(seat, R_TURN)
@@ -591,6 +596,10 @@ class Game:
         hand = st.hands[seat]
         hand.remove(kind)
         pub.hand_sizes[seat] -= 1
+        if pub.phase != PLAY_DRAWN:  # the card just drawn was not one the draw evidence covers
+            row = pub.drew_on[seat]
+            if any(row):
+                pub.drew_on[seat] = [c - 1 if c else 0 for c in row]
         pub.discard_pile.append(kind)
         pub.uno_called[seat] = False
         st.drawn_card = -1
@@ -780,6 +789,7 @@ class Game:
         given = sorted(k for k in hand if KIND_COLOR[k] == color)
         st.hands[giver] = [k for k in hand if KIND_COLOR[k] != color]
         pub.hand_sizes[giver] -= len(given)
+        pub.drew_on[giver] = [max(c - len(given), 0) for c in pub.drew_on[giver]]
         known = st.known
         for observer, seen in list(known[giver].items()):
             kept = [k for k in seen if KIND_COLOR[k] != color]
@@ -855,6 +865,7 @@ class Game:
         old_known = st.known
         hands = list(old_hands)
         known = [dict(k) for k in old_known]
+        drew_on = list(pub.drew_on)
         for src in moves:
             known[src] = {}
         for src, dst in moves.items():
@@ -864,7 +875,9 @@ class Game:
                 moved[src] = list(old_hands[src])
             known[dst] = moved
             pub.uno_called[dst] = False
+            drew_on[dst] = pub.drew_on[src]
         st.hands = hands
+        pub.drew_on = drew_on
         pub.hand_sizes = list(map(len, hands))
         st.known = known
 
@@ -953,6 +966,7 @@ class Game:
         st.draw_pile = deck[::-1]  # top of the pile is the end of the list
         st.hands = [[] for _ in range(n)]
         st.known = [{} for _ in range(n)]
+        pub.drew_on = [[0] * DREW_ON_SIZE for _ in range(n)]
         pub.uno_called = [False] * n
         pub.direction = 1
         pub.pending_card = -1

@@ -3,7 +3,7 @@
 ``Game.to_dict()`` returns::
 
     {
-      "format": "uno_env.game", "version": 1,
+      "format": "uno_env.game", "version": 2,
       "rules": {...Rules options...},
       "round": 3,                      # rounds dealt so far, this one included
       "dealer": 2, "direction": 1,     # +1 clockwise, -1 counter-clockwise
@@ -16,6 +16,7 @@
       "scores": [...], "round_points": [...], "round_winner": null, "winners": [],
       "uno_called": [false, ...],
       "eliminated": [false, ...],      # elimination variant: seats out of the game
+      "drew_on": [[0, 3, ...], ...],   # per seat, 17 counts of public draw evidence
       "known": [{"observer": 1, "target": 0, "cards": ["P3"]}, ...],
       "pending": {"card": "W4", "player": 3, "drawn": null, "w4_guilty": false,
                   "w4_prev_color": "red", "catch_index": 0, "penalty": 4},
@@ -28,7 +29,8 @@ has seen (Urrrhhh gifts, King Pig deals, a hand shown in a challenge). ``pending
 card whose effects are being resolved and who played it, the card just drawn (phase
 ``play_drawn``), whether a pending ``W4`` was a bluff and the color active before it, how
 far the catch window has gone, and the cards owed by whoever faces a Draw Two or ``W4``
-(stacked totals under the stacking house rule). ``log`` holds the events the game kept (see
+(stacked totals under the stacking house rule). ``drew_on`` is ``PublicState.drew_on``: per
+seat, 4 counts by color slot then 13 by rank of the cards its last turn draws cover. ``log`` holds the events the game kept (see
 ``Game``'s ``log_limit``); it is optional.
 
 ``Game.from_dict`` reads every field with its type, then checks the whole state with
@@ -37,6 +39,9 @@ deck once, numbers within what a game can reach, one invariant per phase, scores
 as the scoring rules make them, every log entry) and raises ``StateError`` naming the field
 when something is wrong. Malformed data of any shape (deep nesting included) is a
 ``StateError``; nothing in a save is ever executed or imported.
+
+Versions: 2 added ``drew_on``. A version 1 save (written before it) still loads, with no draw
+evidence (every count 0): the evidence of the turn draws before the save is not recoverable.
 """
 
 from __future__ import annotations
@@ -44,7 +49,7 @@ from __future__ import annotations
 import random
 from typing import Any, NoReturn, TypedDict
 
-from .cards import EDITIONS, SPECIAL_WILD, Edition, short_list, short_repr
+from .cards import DREW_ON_SIZE, EDITIONS, SPECIAL_WILD, Edition, short_list, short_repr
 from .checks import check_state
 from .errors import StateError, UnoError
 from .events import EVENT_FIELDS, SIGNED_OTHER, Event
@@ -52,13 +57,15 @@ from .rules import Rules, RulesDict
 from .state import PHASE_TEXTS, GameState, Phase, PublicState
 
 STATE_FORMAT = "uno_env.game"
-STATE_VERSION = 1
+STATE_VERSION = 2
+READABLE_VERSIONS = (1, 2)
 
 KEYS = (
     "format", "version", "rules", "round", "dealer", "direction", "phase", "current_player",
     "active_color", "hands", "draw_pile", "discard_pile", "scores", "round_points",
-    "round_winner", "winners", "uno_called", "eliminated", "known", "pending", "rng_state",
+    "round_winner", "winners", "uno_called", "eliminated", "drew_on", "known", "pending", "rng_state",
 )
+_KEYS_V1 = tuple(k for k in KEYS if k != "drew_on")  # a version 1 save: no draw evidence
 PENDING_KEYS = ("card", "player", "drawn", "w4_guilty", "w4_prev_color", "catch_index", "penalty")
 RNG_STATE_SIZE = 625  # random.Random's state: 624 words and an index
 
@@ -112,6 +119,7 @@ class SaveDict(TypedDict, total=False):
     winners: list[int]
     uno_called: list[bool]
     eliminated: list[bool]
+    drew_on: list[list[int]]
     known: list[KnownEntry]
     pending: PendingDict
     rng_state: list[Any]
@@ -144,6 +152,7 @@ def state_to_dict(state: GameState, include_log: bool = True) -> SaveDict:
         winners=list(pub.winners),
         uno_called=list(pub.uno_called),
         eliminated=[not a for a in pub.alive],
+        drew_on=[list(row) for row in pub.drew_on],
         known=[
             KnownEntry(observer=observer, target=target, cards=[code(k) for k in cards])
             for target, known in enumerate(state.known)
@@ -227,13 +236,15 @@ def _read(data: Any) -> GameState:
     """Each field with its type (codes and names to ints); the invariants are check_state's."""
     if not isinstance(data, dict):
         _fail("top level", f"must be a mapping, got {type(data).__name__}")
-    missing = [k for k in KEYS if k not in data]
-    unknown = [k for k in data if k not in KEYS and k != "log"]
+    version = data.get("version")
+    keys = _KEYS_V1 if type(version) is int and version == 1 else KEYS
+    missing = [k for k in keys if k not in data]
+    unknown = [k for k in data if k not in keys and k != "log"]
     if missing or unknown:
-        _fail("keys", f"missing {missing}, unknown [{short_list(list(map(short_repr, unknown)))}]; expected {list(KEYS)} and optional 'log'")
-    fmt, version = data["format"], data["version"]
-    if fmt != STATE_FORMAT or version != STATE_VERSION or isinstance(version, bool):
-        _fail("format/version", f"expected {STATE_FORMAT!r} version {STATE_VERSION}, got "
+        _fail("keys", f"missing {missing}, unknown [{short_list(list(map(short_repr, unknown)))}]; expected {list(keys)} and optional 'log'")
+    fmt = data["format"]
+    if fmt != STATE_FORMAT or type(version) is not int or version not in READABLE_VERSIONS:
+        _fail("format/version", f"expected {STATE_FORMAT!r} version {' or '.join(map(str, READABLE_VERSIONS))}, got "
               f"{short_repr(fmt)} version {short_repr(version)}")
     try:
         rules = Rules.from_dict(data["rules"])
@@ -273,6 +284,12 @@ def _read(data: Any) -> GameState:
     eliminated = data["eliminated"]
     if not isinstance(eliminated, list) or len(eliminated) != n or any(not isinstance(e, bool) for e in eliminated):
         _fail("eliminated", f"must be a list of {n} booleans")
+
+    drew_on = data.get("drew_on", [[0] * DREW_ON_SIZE for _ in range(n)])
+    if (not isinstance(drew_on, list) or len(drew_on) != n
+            or any(not isinstance(row, list) or len(row) != DREW_ON_SIZE for row in drew_on)
+            or any(isinstance(v, bool) or not isinstance(v, int) or v < 0 for row in drew_on for v in row)):
+        _fail("drew_on", f"must be a list of {n} lists of {DREW_ON_SIZE} non-negative ints")
 
     known: list[dict[int, list[int]]] = [{} for _ in range(n)]
     if not isinstance(data["known"], list):
@@ -318,7 +335,7 @@ def _read(data: Any) -> GameState:
         round_winner=_optional(data["round_winner"], "round_winner"),
         winners=[_int(w, "winners") for w in winners],
         uno_called=_bools(data["uno_called"], "uno_called", n), alive=[not e for e in eliminated],
-        hand_sizes=[len(h) for h in hands],
+        hand_sizes=[len(h) for h in hands], drew_on=[list(row) for row in drew_on],
     )
     return GameState(
         rules=rules, public=public, hands=hands, draw_pile=draw[::-1], known=known,

@@ -109,6 +109,13 @@ class PublicState:
     """Per seat: still in the game (False only under elimination)."""
     hand_sizes: list[int]
     """Per seat: how many cards its hand holds (kept by the engine, so views need not count)."""
+    drew_on: list[list[int]]
+    """Per seat, ``DREW_ON_SIZE`` (17) counts of public draw evidence: entry ``j < 4`` for color
+    slot ``j``, entry ``4 + r`` for rank ``r``. Each counts the seat's cards that were already in
+    its hand when it last made a turn draw (rule 3.4) while that color was active, or while a card
+    of that rank was on top, less the cards that have left the hand since (a card played straight
+    after being drawn is not one of them). A turn draw is evidence, not proof: a seat may draw
+    holding a playable card. All 0 at each deal; under seven-zero a row moves with its hand."""
 
     def copy(self) -> PublicState:
         """An independent copy."""
@@ -119,6 +126,7 @@ class PublicState:
             catch_index=self.catch_index, penalty=self.penalty, scores=list(self.scores),
             round_points=list(self.round_points), round_winner=self.round_winner, winners=list(self.winners),
             uno_called=list(self.uno_called), alive=list(self.alive), hand_sizes=list(self.hand_sizes),
+            drew_on=[list(row) for row in self.drew_on],
         )
 
 

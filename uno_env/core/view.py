@@ -36,6 +36,8 @@ draw_pile_size    cards left to draw
 scores            game scores per seat; ``target_score`` the target
 round_points      points each seat scored in the round just ended (zeros while in play)
 hand_sizes        cards per seat; ``uno_called`` who has called UNO and holds one card
+drew_on           per seat, the public draw evidence (``PublicState.drew_on``): 4 counts by
+                  color slot, then 13 by rank, of the cards its last turn draws cover
 penalty           cards owed by whoever faces the pending Draw Two / Wild Draw Four
                   (stacked totals under the stacking rule; 0 when none)
 eliminated        per seat: out of the game (elimination variant)
@@ -158,6 +160,7 @@ class View(TypedDict):
     target_score: int
     round_points: list[int]
     hand_sizes: list[int]
+    drew_on: list[list[int]]
     uno_called: list[bool]
     penalty: int
     eliminated: list[bool]
@@ -220,6 +223,7 @@ def view_dict(view: SeatView, legal: Sequence[Action]) -> View:
         target_score=rules.target_score,
         round_points=list(pub.round_points),
         hand_sizes=list(sizes),
+        drew_on=[list(row) for row in pub.drew_on],
         uno_called=list(uno),
         penalty=pub.penalty,
         eliminated=eliminated,
