@@ -87,6 +87,11 @@ def reference(view: dict, max_players: int = DEFAULT_MAX_PLAYERS) -> np.ndarray:
     for opp in view["opponents"]:
         for code in opp["known_cards"]:
             v[at("known", (opp["offset"] - 1) * KINDS + ed.kind(code))] += 1
+    for offset in range(n):
+        other = (seat + offset) % n
+        for j, count in enumerate(view["drew_on"][other]):
+            if count:
+                v[at("drew_on", offset * 17 + j)] = count / view["hand_sizes"][other]
     return v
 
 
@@ -112,13 +117,17 @@ def test_layout_documented_sizes_and_order() -> None:
         "hand", "top_card", "active_color", "phase", "direction", "drawn_card", "discard",
         "draw_pile_size", "penalty", "w4_prev_color", "edition", "rules", "present", "to_act",
         "pending_player", "dealer", "hand_size", "score", "uno_called", "teammate", "eliminated", "known",
+        "drew_on",
     ]
     sizes = dict(fields)
     assert sizes["phase"] == len(Phase) == 11
     assert sizes["known"] == (m - 1) * KINDS
-    assert observation_size(10) == 839  # the figure the module docstring gives
+    assert sizes["drew_on"] == m * 17
+    assert observation_size(10) == 1009  # the figure the module docstring gives
+    assert observation_size(10, version=2) == 839  # the layout before drew_on: a prefix
     slices = observation_slices(m)
-    assert slices["hand"].start == 0 and slices["known"].stop == observation_size(m)
+    assert slices["hand"].start == 0 and slices["drew_on"].stop == observation_size(m)
+    assert slices["known"].stop == observation_size(m, version=2)
     assert all(slices[a].stop == slices[b].start for (a, _), (b, _) in zip(fields, fields[1:], strict=False))
     assert isinstance(OBSERVATION_VERSION, int) and OBSERVATION_VERSION >= 1
 
