@@ -1,10 +1,12 @@
-"""Observation version 2 (the rule 3.4 ruling) and what version 1 checkpoints may read.
+"""Observation versions 2 (the rule 3.4 ruling) and 3 (``drew_on``), and what older checkpoints read.
 
 Version 2 changed the meaning of the ``phase`` and ``drawn_card`` entries: ``play_drawn`` now
 follows every turn draw, a forced ``keep`` of a card that does not play included. The claim
 that lets version 1 checkpoints load (``COMPATIBLE_OBSERVATION_VERSIONS``) is tested here: the
 new observations come only at decisions with one legal action, so at every decision a policy
-really makes, the entries mean what they meant in version 1."""
+really makes, the entries mean what they meant in version 1. Version 3 appended the ``drew_on``
+slice: a version 1 or 2 checkpoint is widened as it loads (a zero weight column per new entry),
+so it computes from a version 3 vector exactly what it computed from the version 2 prefix."""
 
 from __future__ import annotations
 
@@ -24,14 +26,17 @@ from uno_env.observation import (
     COMPATIBLE_OBSERVATION_VERSIONS,
     OBSERVATION_VERSION,
     action_mask,
+    observation_size,
     observe,
     split_observation,
 )
 
 
-def test_version_2_is_current_and_version_1_checkpoints_stay_readable() -> None:
-    assert OBSERVATION_VERSION == 2
-    assert COMPATIBLE_OBSERVATION_VERSIONS == (1, 2)
+def test_version_3_is_current_and_version_1_and_2_checkpoints_stay_readable() -> None:
+    assert OBSERVATION_VERSION == 3
+    assert COMPATIBLE_OBSERVATION_VERSIONS == (1, 2, 3)
+    for m in (2, 4, 10):
+        assert observation_size(m, 1) == observation_size(m, 2) == observation_size(m) - 17 * m
 
 
 @pytest.mark.parametrize("edition", list(EDITIONS))
@@ -67,30 +72,50 @@ def test_rule_3_4_new_play_drawn_observations_come_only_with_one_legal_action(ed
     assert seen["choice"] > 10 and (seen["forced keep"] > 10 or until_playable)
 
 
-def test_a_version_1_checkpoint_loads_and_plays_as_the_same_weights_at_version_2(tmp_path: Path) -> None:
-    current = _random_checkpoint(tmp_path / "v2.safetensors")
-    tensors, meta = read_checkpoint(current)
-    assert meta["observation_version"] == 2
-    old = tmp_path / "v1.safetensors"
-    _raw_write(old, tensors, {**meta, "observation_version": 1})
-    v1, v2 = PPOAgent.load(old), PPOAgent.load(current)
-    assert v1.metadata["observation_version"] == 1
+def _forward(tensors: dict[str, np.ndarray], x: np.ndarray, activation: str) -> np.ndarray:
+    """The policy's logits written out plainly (the checkpoint layout of ``agents.ppo_agent``)."""
+    x = x * tensors["obs_scale"]
+    i = 0
+    while f"hidden.{i}.weight" in tensors:
+        x = x @ tensors[f"hidden.{i}.weight"].T + tensors[f"hidden.{i}.bias"]
+        x = np.maximum(x, 0.0) if activation == "relu" else np.tanh(x)
+        i += 1
+    return x @ tensors["action.weight"].T + tensors["action.bias"]  # type: ignore[no-any-return]
+
+
+@pytest.mark.parametrize("old_version", [1, 2])
+def test_an_older_checkpoint_reads_the_version_2_prefix_of_a_version_3_vector(tmp_path: Path, old_version: int) -> None:
+    tensors, meta = read_checkpoint(_random_checkpoint(tmp_path / "v3.safetensors"))
+    assert meta["observation_version"] == 3
+    size = observation_size(meta["max_players"], 2)
+    old = {**tensors, "obs_scale": tensors["obs_scale"][:size].copy(),
+           "hidden.0.weight": np.ascontiguousarray(tensors["hidden.0.weight"][:, :size])}
+    path = tmp_path / "old.safetensors"
+    _raw_write(path, old, {**meta, "observation_version": old_version, "observation_size": size})
+    agent = PPOAgent.load(path)
+    assert agent.metadata["widened_from_observation_version"] == old_version
+    assert agent.metadata["observation_version"] == 3
     game = Game(Rules(num_players=4), seed=5)
     observations = []
     rng = random.Random(5)
-    while not game.is_round_over and len(observations) < 60:
+    while not game.is_round_over and len(observations) < 80:
         observations.append(observe(game, game.current_player))
         game.step(rng.choice(game.legal_actions()))
     batch = np.stack(observations)
-    assert np.array_equal(v1.logits(batch), v2.logits(batch))
+    assert batch[:, size:].any()  # the draw evidence is there, and the old policy ignores it
+    np.testing.assert_allclose(agent.logits(batch), _forward(old, batch[:, :size], meta["activation"]),
+                               rtol=1e-5, atol=1e-5)
+    with pytest.raises(CheckpointVersionError, match="observation_size"):  # a v2 label on a v3 layout
+        _raw_write(path, tensors, {**meta, "observation_version": old_version})
+        PPOAgent.load(path)
 
 
-@pytest.mark.parametrize("version", [0, 3, True, 1.0, "1", None])
+@pytest.mark.parametrize("version", [0, 4, True, 1.0, "1", None])
 def test_other_observation_versions_are_refused_naming_the_readable_ones(tmp_path: Path, version: object) -> None:
     tensors, meta = read_checkpoint(_random_checkpoint(tmp_path / "good.safetensors"))
     bad = tmp_path / "bad.safetensors"
     _raw_write(bad, tensors, {**meta, "observation_version": version})
-    with pytest.raises(CheckpointVersionError, match=r"observation_version .* reads observation_version 1 or 2"):
+    with pytest.raises(CheckpointVersionError, match=r"observation_version .* reads observation_version 1 or 2 or 3"):
         PPOAgent.load(bad)
 
 
@@ -103,4 +128,6 @@ def test_every_shipped_checkpoint_is_of_a_readable_version_and_loads() -> None:
         with safe_open(str(path), framework="numpy") as handle:
             version = json.loads((handle.metadata() or {})[METADATA_KEY])["observation_version"]
         assert version in COMPATIBLE_OBSERVATION_VERSIONS, path.name
-        assert PPOAgent.load(path).metadata["observation_version"] == version
+        agent = PPOAgent.load(path)
+        assert agent.metadata["observation_version"] == OBSERVATION_VERSION
+        assert agent.metadata.get("widened_from_observation_version", OBSERVATION_VERSION) == version
