@@ -376,7 +376,7 @@ def test_from_dict_names_an_unknown_key(saved):
     load_fails({**saved, "colour": "red"}, r"keys: missing \[\], unknown \['colour'\]")
 
 
-@pytest.mark.parametrize(("key", "value"), [("version", 2), ("version", "1"), ("format", "uno_env.save")])
+@pytest.mark.parametrize(("key", "value"), [("version", 3), ("version", "1"), ("format", "uno_env.save")])
 def test_from_dict_wrong_format_or_version(saved, key, value):
     load_fails({**saved, key: value}, "format/version: expected 'uno_env.game' version 1")
 

@@ -105,7 +105,7 @@ def test_the_critic_value_is_the_seats_chance_to_go_out(policy: PPOAgent) -> Non
                "hidden.0.bias": np.zeros(4, f32), "value.weight": np.zeros((1, 4), f32), "value.bias": np.full(1, 0.5, f32)}
     meta = {"max_players": 10, "hidden": [4], "activation": "relu", "input_size": size}
     constant = PrivilegedCritic(tensors, {"format": "uno_env.critic", "format_version": 1,
-                                          "observation_version": 2, **meta})
+                                          "observation_version": 3, **meta})
     game = Game(Rules(num_players=4), seed=2)  # seven cards each: no playout ends the round before its leaf
     while game.current_player != 0 or len(game.legal_actions()) < 2:
         game.step(game.legal_actions()[0])

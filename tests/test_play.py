@@ -666,7 +666,7 @@ def test_play_load_of_a_file_that_is_not_a_game_names_the_problem_then_the_keys_
     child.close()
     assert child.exitstatus == 2
     lines = [line for line in child.before.splitlines() if line.strip()]
-    assert lines[0] == f"uno-env play: error: {bad} is not a saved game: 21 of its 21 keys missing; unknown key 'foo'."
+    assert lines[0] == f"uno-env play: error: {bad} is not a saved game: 22 of its 22 keys missing; unknown key 'foo'."
     assert lines[1] == "A saved game (Game.to_dict) has the keys:"
     assert all(len(line) <= 78 for line in lines[1:])
     listed = " ".join(lines[2:])
@@ -678,5 +678,5 @@ def test_play_load_names_the_few_missing_keys_of_a_nearly_whole_game(tmp_path: P
     del data["known"]
     path = tmp_path / "nearly.json"
     path.write_text(json.dumps({**data, "colour": "red"}))
-    with pytest.raises(StateError, match=r"not a saved game: 1 of its 21 keys missing \(known\); unknown key 'colour'\.\n"):
+    with pytest.raises(StateError, match=r"not a saved game: 1 of its 22 keys missing \(known\); unknown key 'colour'\.\n"):
         read_save(path)

@@ -44,7 +44,7 @@ def test_rule_net_config_loads_and_covers_every_edition_table_size_and_rule_opti
     assert config.name == "rule_net" and config.imitation.teacher == "rule"
     assert config.env.editions() == list(EDITIONS)
     assert config.env.table_sizes() == list(range(2, 11)) and config.env.max_players == 10
-    assert observation_size(config.env.max_players) == 839
+    assert observation_size(config.env.max_players) == 1009
     assert set(config.env.rules) == {"uno_call", "allow_bluff", "scoring", "stacking", "seven_zero",
                                       "draw_until_playable"}
     for key, values in config.env.rules.items():  # the default in most rounds, the variant in some
@@ -153,7 +153,8 @@ def test_shipped_rule_net_loads_by_name_and_is_never_the_default_ppo() -> None:
     meta = agent.metadata
     assert meta["imitates"] == "rule" and meta["steps"] == 0
     assert meta["editions"] == list(EDITIONS) and meta["num_players"] == list(range(2, 11))
-    assert meta["max_players"] == 10 and meta["observation_size"] == 839
+    assert meta["max_players"] == 10 and meta["observation_size"] == 1009  # widened from version 2 (839)
+    assert meta["widened_from_observation_version"] == 2
     for edition in EDITIONS:
         for n in range(2, 11):
             assert shipped_checkpoint(edition, n).name != "rule_net.safetensors"
