@@ -88,10 +88,11 @@ def write_checkpoint(path: str | os.PathLike[str], tensors: Mapping[str, np.ndar
 
 
 def read_checkpoint(path: str | os.PathLike[str]) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
-    """Read and validate a checkpoint: ``(tensors, metadata)``; raises ``CheckpointError``."""
+    """Read and validate a checkpoint: ``(tensors, metadata)`` in this version's observation layout
+    (one of an older layout is widened, ``widened_to_current``); raises ``CheckpointError``."""
     tensors, meta = read_safetensors(path, "checkpoint", layout=_expected_layout)
     _check_layout(tensors, meta, source=os.fspath(path))
-    return tensors, meta
+    return widened_to_current(tensors, meta)
 
 
 Layout = Callable[[Mapping[str, Any], str], Mapping[str, tuple[int, ...]]]
