@@ -155,6 +155,9 @@ Version history
     these extra decisions. The observation is version 2 (same layout; ``uno_env.observation``'s
     version history says why version 1 policies still read it, and ``agents.PPOAgent`` loads
     checkpoints of both);
+  - the observation is version 3: a ``drew_on`` slice appended (who drew on what, as shares of
+    each seat's hand), 1,009 floats at ``max_players=10`` (was 839); checkpoints of versions 1
+    and 2 load widened and play as before;
   - ``infos[agent]`` is ``{}`` by default (it was ``game.view(seat)`` built on read);
     ``env.view(agent)`` or ``infos="view"`` give the view;
   - actions must be Python or numpy integers: ``raw_env.step`` raises ``IllegalActionError``
