@@ -14,11 +14,10 @@ import numpy as np
 import pytest
 
 from agents import RuleAgent
+from tests.helpers import legal, play, position
 from uno_env.core import EDITIONS, Game, Rules
 from uno_env.core.cards import DREW_ON_SIZE, KIND_COLOR, KIND_RANK, NUM_COLORS, WILD
 from uno_env.observation import observe, split_observation
-
-from tests.helpers import legal, play, position
 
 pytestmark = pytest.mark.usefixtures("batched_mirror")
 

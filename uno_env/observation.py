@@ -105,7 +105,17 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .core import actions as A
-from .core.cards import DREW_ON_SIZE, EDITIONS, MAX_DECK_SIZE, MAX_PLAYERS, MIN_PLAYERS, NUM_COLORS, NUM_KINDS, WILD, WILD_DRAW_FOUR
+from .core.cards import (
+    DREW_ON_SIZE,
+    EDITIONS,
+    MAX_DECK_SIZE,
+    MAX_PLAYERS,
+    MIN_PLAYERS,
+    NUM_COLORS,
+    NUM_KINDS,
+    WILD,
+    WILD_DRAW_FOUR,
+)
 from .core.state import Phase
 from .core.view import SeatView, seat_view
 
