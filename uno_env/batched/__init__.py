@@ -12,7 +12,7 @@ and ``uno_env.core`` only: no PettingZoo, Gymnasium or SB3.
 ...                  num_players=[2, 4, 10, 3, 6, 8], episode="round", seed=0)
 >>> state = env.reset()
 >>> state.observation.shape, state.action_mask.shape, state.rewards.shape
-(torch.Size([6, 839]), torch.Size([6, 80]), torch.Size([6, 10]))
+(torch.Size([6, 1009]), torch.Size([6, 80]), torch.Size([6, 10]))
 >>> noise = torch.rand(state.action_mask.shape, generator=torch.Generator().manual_seed(0))
 >>> actions = torch.where(state.action_mask, noise, -1.0).argmax(1)   # a random legal action per table
 >>> state = env.step(actions)
@@ -38,15 +38,15 @@ batch mixes editions, table sizes and rules. ``episode``, ``reward``, ``max_play
   the engine's device, one action id (the fixed 80-id layout of ``uno_env.core.actions``) for the
   seat to act at each table. A table whose episode ends (terminated or truncated) is dealt a new
   game in the same call (auto-reset).
-* ``State`` (frozen): ``current_player`` (B,), ``observation`` (B, 839 at ``max_players=10``)
+* ``State`` (frozen): ``current_player`` (B,), ``observation`` (B, 1009 at ``max_players=10``)
   float32 = ``uno_env.observe(game, current_player, max_players)``, ``action_mask`` (B, 80) bool =
   ``uno_env.action_mask(game, current_player)``, ``rewards`` (B, max_players) float32 (this
   step's reward of every seat), ``terminated`` / ``truncated`` (B,) bool; for tables whose
-  episode ended this step: ``ended_tables`` (K,), ``ended_observation`` (K, 839) (the last
+  episode ended this step: ``ended_tables`` (K,), ``ended_observation`` (K, 1009) (the last
   position, seen from ``final_observer``: by default the seat left to decide for a truncated
   episode, the seat that made the last decision for a terminated one), and
-  ``final_observation`` (B, 839), built on first read.
-* ``observe(seats)``: (B, 839) observations of the current positions from any seats.
+  ``final_observation`` (B, 1009), built on first read.
+* ``observe(seats)``: (B, 1009) observations of the current positions from any seats.
 * ``to_game(i)`` / ``table_dict(i)``: table ``i`` as a ``Game`` / in ``Game.to_dict`` form;
   ``BatchedUno.from_games(games, ...)``: a batch from ``Game`` positions in any phase where a
   seat decides (any editions, sizes and rules).
@@ -62,12 +62,13 @@ One row per table; ``P`` is the largest table of the batch. Cards are kinds ``0.
 * 13 + rank``, 52 ``W``, 53 ``W4``, 54 the special wild) as ``int8``: ``hands`` (B, P, 55)
 counts, ``known`` (B, P, P, 55) counts of ``target``'s cards each ``observer`` has seen,
 ``draw`` / ``discard`` (B, 112) piles bottom first with their lengths, ``discard_count`` (B,
-55); ``uno``, ``scores``, ``round_points``, ``winners``, ``alive`` (B, P); and (B,) scalars
+55); ``drew_on`` (B, P, 17) each seat's draw evidence (``PublicState.drew_on``); ``uno``,
+``scores``, ``round_points``, ``winners``, ``alive`` (B, P); and (B,) scalars
 mirroring ``Game``'s fields (phase, current, dealer, direction, active color, top card, pending
 card and player, drawn card, ``W4`` guilt and previous color, catch window, penalty, round
 number, round winner), the per-table rules, the decision count of the episode and the generator
-(``rng_key``, ``rng_counter``). 10-seat tables take 6.7 kB each, 4-seat batches 1.6 kB, 2-seat
-batches 0.8 kB (``nbytes_per_table``); a step's ``State`` adds 3.5 kB per table.
+(``rng_key``, ``rng_counter``). 10-seat tables take 6.9 kB each, 4-seat batches 1.7 kB, 2-seat
+batches 0.9 kB (``nbytes_per_table``); a step's ``State`` adds 4.2 kB per table.
 
 What is exact
 -------------
@@ -75,7 +76,7 @@ Rules sections 1-6 for all four editions and 2-10 players, the ``uno_call``, ``a
 ``scoring``, ``target_score`` and ``first_dealer`` options and every section 7 variant
 (partners, elimination, stacking, seven-zero, draw until playable): every decision ``Game``
 asks, in the same phase, with the same legal actions; the same hands, piles (in order), known
-cards, scores, seats in the game and pending state after every step; the observation and mask
+cards, draw evidence, scores, seats in the game and pending state after every step; the observation and mask
 bit for bit; ``uno_env.uno_v0``'s rewards, terminations and truncations, whole games
 (``episode="game"``) included. Randomness is the engine's own: a counter-based hash per table
 (``uno_env.batched.rng``), so the same seed on the same device with the same batch and actions

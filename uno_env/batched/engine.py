@@ -12,7 +12,7 @@ import torch
 
 from ..core import actions as A
 from ..core.actions import action_texts
-from ..core.cards import EDITIONS, NUM_KINDS, deck_from_codes
+from ..core.cards import DREW_ON_SIZE, EDITIONS, NUM_KINDS, deck_from_codes
 from ..core.errors import DeckError, IllegalActionError, RulesError
 from ..core.game import GAME_OVER, ROUND_OVER, STATE_FORMAT, STATE_VERSION, Game, Phase
 from ..core.rules import Rules
@@ -195,6 +195,7 @@ class BatchedUno:
         # Counts and piles are gathered as Python lists and made tensors once (element writes cost more).
         hands = [[[0] * NUM_KINDS for _ in range(p)] for _ in range(b)]
         known = [[[[0] * NUM_KINDS for _ in range(p)] for _ in range(p)] for _ in range(b)]
+        drew_on = [[[0] * DREW_ON_SIZE for _ in range(p)] for _ in range(b)]
         draw = [[0] * MAX_DECK for _ in range(b)]
         discard = [[0] * MAX_DECK for _ in range(b)]
         phases = [ph.text for ph in _PHASES]
@@ -214,6 +215,8 @@ class BatchedUno:
                 counts = known[i][entry["observer"]][entry["target"]]
                 for code in entry["cards"]:
                     counts[ed.kind(code)] += 1
+            for seat, counts in enumerate(data.get("drew_on", ())):  # a version 1 save has none
+                drew_on[i][seat] = list(counts)
             pile = [ed.kind(c) for c in reversed(data["draw_pile"])]
             draw[i][:len(pile)] = pile
             below = [ed.kind(c) for c in data["discard_pile"]]
@@ -254,8 +257,8 @@ class BatchedUno:
         for name, values in cols.items():
             dtype = getattr(t, name).dtype
             setattr(t, name, torch.tensor(values, dtype=dtype, device=dev))
-        t.hands, t.known, t.draw, t.discard = (torch.tensor(v, dtype=torch.int8, device=dev)
-                                               for v in (hands, known, draw, discard))
+        t.hands, t.known, t.drew_on, t.draw, t.discard = (torch.tensor(v, dtype=torch.int8, device=dev)
+                                                          for v in (hands, known, drew_on, draw, discard))
         t.turns = torch.zeros(b, dtype=torch.int64, device=dev)
         self._state = self._fresh_state()
 
@@ -573,6 +576,7 @@ class BatchedUno:
             "winners": [s for s in range(n) if row["winners"][s]],
             "uno_called": row["uno"][:n],
             "eliminated": [not a for a in row["alive"][:n]],
+            "drew_on": row["drew_on"][:n],
             "known": [
                 {"observer": o, "target": target, "cards": cards(row["known"][o][target])}
                 for target in range(n) for o in range(n) if any(row["known"][o][target])

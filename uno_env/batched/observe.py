@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import torch
 
-from ..core.cards import NUM_COLORS, NUM_KINDS, WILD_DRAW_FOUR
+from ..core.cards import DREW_ON_SIZE, NUM_COLORS, NUM_KINDS, WILD_DRAW_FOUR
 from ..core.game import PLAY_DRAWN, ROUND_OVER, Phase
 from ..observation import RULE_FLAGS, observation_fields, observation_size
 from .rules import EDITION_NAMES, per_seat_row
@@ -30,6 +30,7 @@ class Observer:
         self.editions = torch.arange(len(EDITION_NAMES), device=device)
         start = sum(size for name, size in self.fields[:[name for name, _ in self.fields].index("score")])
         self.score = slice(start, start + max_players)
+        self.drew_on = slice(self.size - max_players * DREW_ON_SIZE, self.size)  # the last slice (version 3)
         self.flag_fields = [_FLAG_FIELDS[name] for name, _ in RULE_FLAGS]  # a KeyError names a new flag
 
     def observe(self, t: Tables, seat: torch.Tensor) -> torch.Tensor:
@@ -86,8 +87,13 @@ class Observer:
             "teammate": small(offsets.eq(0) | t.teams[:, None] & present & offsets.remainder(2).eq(0)),
             "eliminated": small(~t.alive.gather(1, around) & present),
             "known": known.reshape(b, -1),
+            "drew_on": torch.zeros(b, self.max_players * DREW_ON_SIZE, dtype=torch.int8, device=seat.device),
         }
         obs = torch.cat([parts[name] for name, _ in self.fields], 1).float()
+        # The draw evidence as shares of each hand: count / size in float32, as the encoder's division.
+        counts = t.drew_on.gather(1, around[:, :, None].expand(b, self.max_players, DREW_ON_SIZE)).float()
+        held = sizes.gather(1, around).clamp(min=1).float()[:, :, None]
+        obs[:, self.drew_on] = ((counts / held) * present[:, :, None]).reshape(b, -1)
         # Scores are fractions: as the encoder, score * (1 / target) in float64, capped at 1.
         score = (t.scores.double() * (1.0 / t.target_score.double())[:, None]).clamp(max=1.0).float()
         obs[:, self.score] = score.gather(1, around) * present

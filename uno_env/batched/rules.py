@@ -19,6 +19,7 @@ import torch
 from ..core import actions as A
 from ..core.cards import (
     DRAW_TWO,
+    DREW_ON_SIZE,
     EDITIONS,
     HAND_SIZE,
     KIND_COLOR,
@@ -120,6 +121,7 @@ def _constants(seats: int, device: torch.device) -> dict[str, torch.Tensor]:
     c["seats"] = torch.arange(seats, device=dev)
     c["kinds"] = torch.arange(NUM_KINDS, device=dev)
     c["colors"] = torch.arange(NUM_COLORS, device=dev)
+    c["drew_on_entries"] = torch.arange(DREW_ON_SIZE, device=dev)
     return c
 
 
@@ -155,6 +157,7 @@ class BatchedRules:
         self.seats = c["seats"]
         self.kinds = c["kinds"]
         self.colors = c["colors"]
+        self.drew_on_entries = c["drew_on_entries"]
 
     # ------------------------------------------------------------------ small helpers
     def any(self, mask: torch.Tensor) -> bool:
@@ -359,6 +362,7 @@ class BatchedRules:
         t.dealer = torch.where(m, dealer, t.dealer)
         t.hands = torch.where(m[:, None, None], 0, t.hands).to(torch.int8).contiguous()
         t.known = torch.where(m[:, None, None, None], 0, t.known).to(torch.int8).contiguous()
+        t.drew_on = torch.where(m[:, None, None], 0, t.drew_on).to(torch.int8).contiguous()
         t.uno = t.uno & ~mm
         t.direction = torch.where(m, 1, t.direction)
         for name in ("played", "player", "drawn", "w4_prev", "round_winner"):
@@ -461,6 +465,8 @@ class BatchedRules:
         drawer = torch.where(catch | guilty, offender, seat)
         count = torch.where(turn_draw, 1, torch.where(catch, 2, torch.where(guilty, t.penalty, t.penalty + 2)))
         drawing = turn_draw | catch | challenge
+        if self.any(turn_draw):
+            self._note_turn_draw(t, turn_draw, seat)
         if self.any(drawing):
             # 7.4 draw until playable: the turn's draw goes on until a playable card comes (a W4 that
             # would be an illegal bluff does not count: no card of the active color was drawn before it).
@@ -540,6 +546,7 @@ class BatchedRules:
         b = m.shape[0]
         kind = torch.where(m, action, 0)
         step = m.to(torch.int8)
+        self._lower_drew_on(t, seat, (m & t.phase.ne(PLAY_DRAWN)).long())  # the card just drawn was not covered
         t.hands.view(b, -1).scatter_add_(1, (seat * NUM_KINDS + kind)[:, None], -step[:, None])
         at = t.discard_len.clamp(max=MAX_DECK - 1)[:, None]
         t.discard.scatter_(1, at, torch.where(m, kind, t.discard.gather(1, at)[:, 0].long()).to(torch.int8)[:, None])
@@ -607,6 +614,7 @@ class BatchedRules:
         order = present.long().cumsum(1) - 1
         receiver = self.clockwise(t, giver, 1 + order % (self.live(t)[:, None] - 1))
         moved = present.to(torch.int8)
+        self._lower_drew_on(t, giver, present.sum(1))
         t.hands.view(b, -1).scatter_add_(1, receiver * NUM_KINDS + kinds, moved)
         of_color = (color[:, None] * RANKS_PER_COLOR + self.kinds[None, :RANKS_PER_COLOR])
         gone = t.hands.view(b, -1).gather(1, giver[:, None] * NUM_KINDS + of_color)
@@ -640,7 +648,27 @@ class BatchedRules:
         known = known * self.others[None, :, :, None]
         passer = seats[:, :, None].eq(source[:, None, :]) & moved[:, None, :]  # [observer, target]
         t.known = torch.where(passer[..., None], old_hands[:, :, None, :], known).contiguous()
+        t.drew_on = t.drew_on.gather(1, source[:, :, None].expand(b, p, DREW_ON_SIZE)).contiguous()
         t.uno &= ~moved
+
+    def _note_turn_draw(self, t: Tables, m: torch.Tensor, seat: torch.Tensor) -> None:
+        """``Game._draw_for_turn``'s evidence (``PublicState.drew_on``): before the first card, the
+        drawer's entries of the active color and of the top card's rank (a colored top) become its hand size."""
+        b = m.shape[0]
+        size = self.hand_of(t, seat).sum(-1).to(torch.int8)
+        rank = self.kind_rank[t.top]
+        flat = t.drew_on.view(b, -1)
+        for entry, on in ((t.active.clamp(min=0), m), (NUM_COLORS + rank.clamp(max=RANKS_PER_COLOR - 1),
+                                                      m & rank.ne(NO_RANK))):
+            at = (seat * DREW_ON_SIZE + entry)[:, None]
+            flat.scatter_(1, at, torch.where(on, size, flat.gather(1, at)[:, 0])[:, None])
+
+    def _lower_drew_on(self, t: Tables, seat: torch.Tensor, count: torch.Tensor) -> None:
+        """Lower every entry of ``seat``'s draw evidence by ``count`` (B,) cards that left its hand, floored at 0."""
+        b = seat.shape[0]
+        flat = t.drew_on.view(b, -1)
+        at = seat[:, None] * DREW_ON_SIZE + self.drew_on_entries[None, :]
+        flat.scatter_(1, at, (flat.gather(1, at).long() - count[:, None]).clamp(min=0).to(torch.int8))
 
     def _resolve_end_of_play(self, t: Tables, flow: _Flow) -> None:
         """``Game._resolve_end_of_play`` (3.7 steps 3-4): going out, then the UNO call."""

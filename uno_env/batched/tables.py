@@ -13,7 +13,7 @@ from typing import Any
 
 import torch
 
-from ..core.cards import MAX_DECK_SIZE, NUM_KINDS
+from ..core.cards import DREW_ON_SIZE, MAX_DECK_SIZE, NUM_KINDS
 
 MAX_DECK = MAX_DECK_SIZE  # the largest deck (every edition with a special wild: 112), from the core
 # Fields fixed when the batch is built (reset(seed=...) alone sets rng_key again, on every row).
@@ -96,6 +96,9 @@ class Tables:
     """(B, P, P, 55) int8: ``known[b, observer, target]``, cards of ``target``'s hand ``observer`` has seen."""
     uno: torch.Tensor
     """(B, P) bool: called UNO and still holds that one card."""
+    drew_on: torch.Tensor
+    """(B, P, 17) int8: ``PublicState.drew_on``, each seat's public draw evidence (4 counts by color
+    slot, then 13 by rank)."""
     draw: torch.Tensor
     """(B, 112) int8: the draw pile, bottom first (entry ``draw_len - 1`` is the top; the rest is unused)."""
     draw_len: torch.Tensor
@@ -164,6 +167,8 @@ class Tables:
                 values[name] = i8(b, p, NUM_KINDS)
             elif name == "known":
                 values[name] = i8(b, p, p, NUM_KINDS)
+            elif name == "drew_on":
+                values[name] = i8(b, p, DREW_ON_SIZE)
             elif name in ("draw", "discard"):
                 values[name] = i8(b, MAX_DECK)
             elif name == "discard_count":
