@@ -12,7 +12,7 @@ and counts decisions (one decision = one action of the seat to act at one table)
 
 * ``BatchedUno`` (``uno_env.batched``) on ``--device``: ``B`` tables; each step picks a random
   legal action per table on the device (uniform noise, argmax over the mask) and calls
-  ``env.step``, which also builds every table's observation (839 floats) and mask, and deals
+  ``env.step``, which also builds every table's observation (1,009 floats; 839 before observation version 3) and mask, and deals
   new rounds where one ended. ``--no-observations`` measures the engine without observations.
 * ``Python engine``: ``uno_env.core.Game.step`` plus ``uno_env.observe`` and
   ``uno_env.action_mask`` for the seat to act, one table (the per-table cost the batched

@@ -14,7 +14,7 @@ the observation and legal actions of the agent to act, then one step.
   closest to UNO in OpenSpiel: ``observation_tensor`` and ``legal_actions`` of the player to
   act, then ``apply_action``; chance outcomes (the deal) drawn uniformly.
 * ``uno_env raw_env``: ``uno_env.raw_env(episode="round")`` driven by PettingZoo's usual loop,
-  ``agent_iter()`` / ``last()`` / ``step()``: the 839-float observation (``max_players=10``),
+  ``agent_iter()`` / ``last()`` / ``step()``: the 1,009-float observation (``max_players=10``; 839 before observation version 3),
   the action mask, reward, flags and info of the agent to act, every decision.
 * ``uno_env env()``: the same loop through PettingZoo's standard wrappers (``uno_env.env``).
 * ``uno_env core``: no PettingZoo: ``Game.step`` plus ``uno_env.observe`` and

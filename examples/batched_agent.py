@@ -4,7 +4,7 @@
     python examples/batched_agent.py --tables 4096 --device cuda
 
 ``BatchedUno`` steps thousands of tables together; an agent there is a function from the
-batch's state (``action_mask`` (B, 80), ``observation`` (B, 839), ``current_player`` (B,)) to
+batch's state (``action_mask`` (B, 80), ``observation`` (B, 1009), ``current_player`` (B,)) to
 one action id per table. This one plays like RLCard's random agent (a random playable card when
 it has one) against uniformly random play, half the tables with it at seat 0, half at seat 1.
 """

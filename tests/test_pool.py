@@ -26,6 +26,7 @@ from training.run.config import config_from_dict  # noqa: E402
 from training.run.interrupt import TrainingInterrupted  # noqa: E402
 from training.run.pool import ELO_START, Result, draw_opponents, update_ratings  # noqa: E402
 from training.sb3.pool import PoolOpponent  # noqa: E402
+from uno_env.observation import observation_size  # noqa: E402
 
 
 # ---------------------------------------------------------------------- the draw rule
@@ -97,7 +98,7 @@ def test_both_trainers_seat_the_same_opponents_for_the_same_uniforms(tmp_path: P
     pool = PoolOpponent(baselines, baseline_share=0.3, latest_share=0.4)
     pool.set_pool([(name, str(_random_checkpoint(tmp_path / f"{name}.safetensors"))) for name in snapshots])
     pool.rng = Uniforms(uniforms.double().reshape(-1, 3).tolist())  # type: ignore[assignment]
-    observation = {"observation": np.zeros(839, np.float32), "action_mask": np.eye(80, dtype=np.int8)[55]}
+    observation = {"observation": np.zeros(observation_size(10), np.float32), "action_mask": np.eye(80, dtype=np.int8)[55]}
     sb3 = []
     for _ in range(play.num_tables):
         pool.reset()

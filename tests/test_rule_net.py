@@ -153,8 +153,8 @@ def test_shipped_rule_net_loads_by_name_and_is_never_the_default_ppo() -> None:
     meta = agent.metadata
     assert meta["imitates"] == "rule" and meta["steps"] == 0
     assert meta["editions"] == list(EDITIONS) and meta["num_players"] == list(range(2, 11))
-    assert meta["max_players"] == 10 and meta["observation_size"] == 1009  # widened from version 2 (839)
-    assert meta["widened_from_observation_version"] == 2
+    assert meta["max_players"] == 10 and meta["observation_size"] == 1009  # widened from 839
+    assert meta["widened_from_observation_version"] == 1  # written before the rule 3.4 ruling
     for edition in EDITIONS:
         for n in range(2, 11):
             assert shipped_checkpoint(edition, n).name != "rule_net.safetensors"

@@ -23,6 +23,7 @@ from training.run.config import ConfigError, config_from_dict, load_config  # no
 from training.sb3.pool import PoolOpponent, make_training_env  # noqa: E402
 from training.tools.ship import SHIPPED  # noqa: E402
 from uno_env.core import Rules  # noqa: E402
+from uno_env.observation import observation_size  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -158,7 +159,7 @@ def test_pool_draws_baselines_until_a_snapshot_exists_then_snapshots(tmp_path: P
     pool = PoolOpponent(["random", "random-uniform"], baseline_share=0.0, latest_share=1.0)
     pool.seed(0)
     info = {"seat": 1, "legal_action_ids": [55]}
-    obs = {"observation": np.zeros(839, np.float32), "action_mask": np.eye(80, dtype=np.int8)[55]}
+    obs = {"observation": np.zeros(observation_size(10), np.float32), "action_mask": np.eye(80, dtype=np.int8)[55]}
     pool.reset()
     pool.act(obs, info)
     assert pool.assigned[1] in ("random", "random-uniform")

@@ -508,7 +508,8 @@ OLD_RUNS = ROOT / "tests" / "data" / "runs_9f587ed"
 def test_a_run_directory_written_before_the_training_layer_was_split_resumes_to_every_promised_file(
         tmp_path: Path, trainer: str, steps: int, extended: int) -> None:
     """tests/data/runs_9f587ed holds runs written by the code of 9f587ed; they resume with today's code,
-    keep their evaluations, and write checkpoints with the same tensors and metadata keys."""
+    keep their evaluations, and write checkpoints with the same tensors and metadata keys. They were written
+    on observation version 2: the resume state is widened as it loads (``training.run.resume._widened``)."""
     if trainer == "batched":
         pytest.importorskip("safetensors")
     run_dir = tmp_path / trainer
@@ -527,6 +528,9 @@ def test_a_run_directory_written_before_the_training_layer_was_split_resumes_to_
     new_tensors, new_meta = read_checkpoint(run_dir / "last.safetensors")
     assert {k: (v.shape, v.dtype) for k, v in new_tensors.items()} == {
         k: (v.shape, v.dtype) for k, v in old_tensors.items()}
+    # written on observation version 2, read widened to version 3 (the draw evidence): the resumed run
+    # writes version 3 checkpoints of the shapes its old ones are read as
+    assert old_meta.pop("widened_from_observation_version") == 2 and new_meta["observation_version"] == 3
     assert set(new_meta) == set(old_meta)
 
 
@@ -621,3 +625,33 @@ def test_stale_temporaries_of_killed_writes_are_removed_and_nothing_else(tmp_pat
         path.write_bytes(b"x")
     remove_stale_temporaries(tmp_path)
     assert [p for p in stale if p.exists()] == [] and all(p.exists() for p in kept)
+
+
+def test_a_resume_state_of_observation_version_2_is_widened_to_compute_what_it_did() -> None:
+    """A network saved before the drew_on slice (170 more public entries at max_players=10) resumes with zero
+    weights on the new entries, inserted where the version 2 public vector ended: the actor's first layer at its
+    end, a privileged critic's before the hidden part; a per-input scale takes this run's fresh entries."""
+    import torch
+
+    from training.run.resume import _widened
+    from uno_env.observation import observation_size
+    from uno_env.privileged import privileged_size
+
+    old, new, hidden = observation_size(10, 2), observation_size(10), privileged_size(10)
+    gen = torch.Generator().manual_seed(0)
+    public = torch.rand(new, generator=gen)  # the drew_on entries non-zero too
+    secret = torch.rand(hidden, generator=gen)
+    actor = torch.randn(8, old, generator=gen)
+    wide = _widened(actor, (8, new), None)
+    assert wide.shape == (8, new)
+    torch.testing.assert_close(wide @ public, actor @ public[:old])
+    critic = torch.randn(8, old + hidden, generator=gen)
+    wide = _widened(critic, (8, new + hidden), None)
+    torch.testing.assert_close(wide @ torch.cat([public, secret]), critic @ torch.cat([public[:old], secret]))
+    fresh = torch.full((new,), 7.0)
+    scale = _widened(torch.ones(old), (new,), fresh)
+    assert scale[:old].eq(1).all() and scale[old:].eq(7).all()
+    moment = _widened(torch.ones(8, old), (8, new), None)
+    assert moment[:, old:].eq(0).all() and moment[:, :old].eq(1).all()
+    for shape in ((8, new + 1), (9, new), (8, old)):  # anything else is left for restore to refuse
+        assert _widened(actor, shape, None) is actor

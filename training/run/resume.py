@@ -36,14 +36,14 @@ import os
 import random
 import re
 import stat
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
 import numpy as np
 
 from training.run.state import JsonObject, RunState
-from uno_env.core.cards import short_repr
+from uno_env.core.cards import DREW_ON_SIZE, MAX_PLAYERS, MIN_PLAYERS, short_repr
 from uno_env.files import (
     SafetensorsHeaderError,
     atomic_path,
@@ -111,7 +111,7 @@ def restore(module: torch.nn.Module, optimizer: torch.optim.Optimizer, tensors: 
                           f"unexpected {sorted(other)[:4]}); resume with the config the run was trained with")
     policy_state = {}
     for key, reference in expected.items():
-        value = tensors[key]
+        value = _widened(tensors[key], reference.shape, reference if reference.dim() == 1 else None)
         if tuple(value.shape) != tuple(reference.shape) or value.dtype != reference.dtype:
             raise ResumeError(f"{source}: {key} is {value.dtype}{tuple(value.shape)}, this run's config builds "
                               f"{reference.dtype}{tuple(reference.shape)}")
@@ -126,8 +126,8 @@ def restore(module: torch.nn.Module, optimizer: torch.optim.Optimizer, tensors: 
             raise ResumeError(f"{source}: unexpected optimizer tensor {key} (this run's Adam has {len(params)} "
                               "parameters, each with step, exp_avg and exp_avg_sq)")
         index, name = int(parts[1]), parts[2]
-        value = tensors[key]
         shape = () if name == "step" else tuple(params[index].shape)
+        value = _widened(tensors[key], shape, None)
         if tuple(value.shape) != shape or value.dtype != torch.float32 or not bool(torch.isfinite(value).all()):
             raise ResumeError(f"{source}: {key} is {value.dtype}{tuple(value.shape)}, expected finite float32{shape}")
         optimizer_state.setdefault(index, {})[name] = value
@@ -151,6 +151,29 @@ def restore(module: torch.nn.Module, optimizer: torch.optim.Optimizer, tensors: 
         random.setstate((version, tuple(python_state), gauss_next))
     except (RuntimeError, ValueError, TypeError, KeyError, OverflowError) as err:
         raise ResumeError(f"{source}: a random generator state is damaged ({err})") from None
+
+
+def _widened(value: torch.Tensor, shape: Sequence[int], fresh: torch.Tensor | None) -> torch.Tensor:
+    """``value`` as this version's observation layout makes it, when it was written before observation
+    version 3 appended the ``drew_on`` slice (``17 * max_players`` entries) to the public vector; else
+    ``value`` itself. The new inputs are inserted where the version 2 public vector ended (before a
+    privileged critic's hidden part): weights and Adam's moments get zeros there, so the network
+    computes what it did; a per-input scale (a 1-D buffer) gets ``fresh``'s entries, this run's own."""
+    import torch
+
+    from uno_env.observation import observation_size
+
+    width = shape[-1] if shape else 0
+    extra = width - (value.shape[-1] if value.dim() else 0)
+    if (not value.dim() or len(shape) != value.dim() or tuple(shape[:-1]) != tuple(value.shape[:-1])
+            or extra <= 0 or extra % DREW_ON_SIZE or not MIN_PLAYERS <= extra // DREW_ON_SIZE <= MAX_PLAYERS):
+        return value
+    at = observation_size(extra // DREW_ON_SIZE, 2)
+    if value.shape[-1] < at:
+        return value
+    insert = (fresh[at:at + extra].to(value.dtype) if fresh is not None
+              else torch.zeros((*value.shape[:-1], extra), dtype=value.dtype))
+    return torch.cat([value[..., :at], insert, value[..., at:]], dim=-1)
 
 
 # ---------------------------------------------------------------------- files
