@@ -590,3 +590,35 @@ def test_engines_alike_share_their_rule_constants_as_plain_tensors():
     assert first._rules.playable is second._rules.playable and first._rules.others is second._rules.others
     assert not first._rules.playable.is_inference()  # usable (even written to) outside inference mode
     assert BatchedUno(1, num_players=3)._rules.others.shape == (3, 3)  # another seat count: its own set
+
+
+def test_drew_on_follows_the_core_through_swaps_give_aways_and_draws_until_playable():
+    """``Tables.drew_on`` against ``PublicState.drew_on`` step by step on random tables with seven_zero,
+    draw_until_playable and Urrrhhh (monster_high): before each step the twin is rebuilt from the game
+    (``from_games`` reads the rows), both take the same action, and the rows must agree. Only the
+    evidence is compared (a reshuffle draws other cards in each engine; the rows do not depend on them)."""
+    rng = random.Random(5)
+    seen: Counter[str] = Counter()
+    for attempt in range(4):
+        n = 3 + attempt % 4
+        rules = Rules(edition="monster_high", num_players=n, seven_zero=True, draw_until_playable=True)
+        game = Game(rules, seed=rng.getrandbits(32))
+        for _ in range(250):
+            if game.is_round_over:
+                break
+            action = rng.choice(game.legal_actions())
+            seat = game.current_player
+            assert seat is not None
+            before = [list(row) for row in game.state.public.drew_on]
+            phase = game.phase
+            twin = BatchedUno.from_games([game.clone()], episode="round")
+            assert twin.table_dict(0)["drew_on"] == before
+            game.step(action)
+            twin.step(torch.tensor([int(action)]))
+            after = [list(row) for row in game.state.public.drew_on]
+            if not game.is_round_over:  # the twin has dealt the next round at a round's end
+                assert twin.table_dict(0)["drew_on"] == after
+            if any(before[seat]) and after[seat] != before[seat]:
+                seen[phase.name] += 1
+    # The paths this test is for, each taken with evidence in the row.
+    assert seen["GIVE_AWAY"] and seen["SWAP"] and seen["PLAY"], seen
