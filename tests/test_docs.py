@@ -106,8 +106,8 @@ RUN: dict[str, Run] = {
     "uno-env train --print-default-config": Run(output="total_steps:"),
     # examples/README.md
     # The figures its docstring quotes (seeded: the same weights every run).
-    "python examples/train_sb3.py": Run(output=("| ppo[my_policy] | 1 | 200 | 191 | 95.5% |",
-                                                "| ppo[my_policy] | 1 | 200 | 97 | 48.5% |"), slow=True),
+    "python examples/train_sb3.py": Run(output=("| ppo[my_policy] | 1 | 200 | 198 | 99.0% |",
+                                                "| ppo[my_policy] | 1 | 200 | 150 | 75.0% |"), slow=True),
     "uno-env evaluate --agents ppo:my_policy.safetensors rule --games 200": Run(output="ppo[my_policy]"),
     "python examples/play_checkpoint.py": Run(output="ppo[classic_4p_points]"),
     "python examples/play_checkpoint.py --edition angry_birds --players 3 --seed 1": Run(output="ppo[universal]"),
