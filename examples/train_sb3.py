@@ -1,16 +1,15 @@
 """Train sb3-contrib's MaskablePPO on the single-agent env, export it as a checkpoint, evaluate it.
 
-    python examples/train_sb3.py                    # 32,768 learner steps: under a minute
+    python examples/train_sb3.py                    # 32,768 learner steps
     python examples/train_sb3.py --seed 1           # another training seed (default 0)
     python examples/train_sb3.py --steps 200000     # longer
     uno-env play --opponents ppo:my_policy.safetensors
 
-Measured here (2 cores shared with other jobs, one of them busy with a training run): with the
-defaults (32,768 steps against the env's default opponent, RLCard-style random play) each of
-seeds 0-7 trained in 41-46 s a policy whose most likely action won 196-200 of 200 two-player
-rounds against uniformly random play and 137-152 of 200 against RLCard-style random play (a
-playable card before drawing); seed 0 won 198 and 150 (the whole script took 44 s), and the same
-seed gives the same weights.
+With the defaults (32,768 steps against the env's default opponent, RLCard-style random play)
+each of seeds 0-7 trained a policy whose most likely action won 196-200 of 200 two-player rounds
+against uniformly random play and 137-152 of 200 against RLCard-style random play (a playable
+card before drawing); seed 0 won 198 and 150 (``tests/test_docs.py`` runs it), and the same seed
+gives the same weights.
 Fewer steps leave less margin: 16,384 won 196-199 of 200 against uniformly random play at
 seeds 0-3, but 8,192 won 98 at seed 1 and the former default of 4,096 won 37 (seed 0) and 8
 (seed 1): so short a run leaves the policy near its random start, and where its argmax ranks
