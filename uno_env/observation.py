@@ -309,7 +309,7 @@ class Encoder:
         else:
             out[:] = base
             obs = out
-        mv = memoryview(obs)  # type: ignore[arg-type]
+        mv: Any = memoryview(obs)  # type: ignore[arg-type]  # Any: typeshed types the items as int
         if len(hand) < 28:  # a Python loop beats np.bincount's fixed cost on small hands
             for k in hand:
                 mv[k] += 1
@@ -361,14 +361,13 @@ class Encoder:
                 for k in seen:
                     mv[start + k] += 1
         at = self._offsets["drew_on"]
-        drew_on = pub.drew_on
-        for offset in range(n):
-            other = (seat + offset) % n
-            row = drew_on[other]
+        for other, row in enumerate(pub.drew_on):
             if any(row):  # then the hand holds a card (the counts never exceed its size)
-                start = at + offset * DREW_ON_SIZE
                 size = sizes[other]
-                obs[start:start + DREW_ON_SIZE] = [c / size for c in row]
+                start = at + (other - seat) % n * DREW_ON_SIZE
+                for j, count in enumerate(row):  # a row has few non-zero counts: write only those
+                    if count:
+                        mv[start + j] = count / size
         return obs
 
     def _rotated(self, mv: Any, at: int, values: Sequence[int | bool], seat: int, scale: float) -> None:
