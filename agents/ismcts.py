@@ -53,7 +53,13 @@ deals each opponent's hidden cards without the kinds it is believed to lack: a p
 draw instead of playing holds no card of the color or number it drew on, among the cards it held
 then (a count that falls with every card played since; ``agents.belief.VoidTracker``, fed every
 decision the seat sees; ``InfoSet.sample_state(rng, lacks)``). The belief assumes opponents play a card when one plays, as most players and every
-heuristic agent here do.
+heuristic agent here do. ``"rule"`` adds the opponents' model: it deals as ``"voids"`` and keeps a
+determinization with chance ``BELIEF_MISS`` for each move of the last stretch read
+(``VoidTracker.moves``: a card played or a draw, for players still holding the hand they moved
+from) that a ``RuleAgent`` dealt that determinization's hand would not have made
+(``agents.belief.model_agrees``), drawing up to ``BELIEF_TRIES`` determinizations and keeping the
+one that missed fewest when none is kept: the likelihood of the observed moves under a model of
+the other players, as in policy-based inference for card games.
 
 Budget and determinism: ``iterations`` counts playouts (the paired root rounds up to whole
 determinizations). With ``iterations`` (and no ``time_budget``) the choice depends only on
@@ -75,10 +81,10 @@ from uno_env.core import Game
 from uno_env.core import actions as A
 from uno_env.core.cards import DRAW_TWO, KIND_COLOR, KIND_RANK, NUM_COLORS, SKIP, WILD, WILD_DRAW_FOUR
 from uno_env.core.determinize import InfoSet
-from uno_env.core.state import Phase
+from uno_env.core.state import GameState, Phase
 
 from .base import Agent, legal_action_ids
-from .belief import VoidTracker
+from .belief import Move, VoidTracker, model_agrees
 from .rule_agent import RuleAgent
 
 PLAY, PLAY_DRAWN, CHOOSE_COLOR, GIVE_AWAY, CHALLENGE = (
@@ -87,7 +93,9 @@ UNO_PHASE, CATCH_PHASE, SWAP_PHASE, STACK_PHASE, ROUND_OVER = (
     Phase.UNO, Phase.CATCH, Phase.SWAP, Phase.STACK, Phase.ROUND_OVER)
 ROLLOUTS = ("heuristic", "random")
 ROOTS = ("paired", "uct")
-BELIEFS = ("uniform", "voids")
+BELIEFS = ("uniform", "voids", "rule")
+BELIEF_TRIES = 16  # belief="rule": determinizations drawn per playout's one, at most
+BELIEF_MISS = 0.1  # belief="rule": the chance kept for each of the last stretch's moves the model would not make
 MAX_ROLLOUT_DECISIONS = 3000  # a playout still running after this many decisions scores as a draw
 
 
@@ -185,7 +193,7 @@ class ISMCTSAgent(Agent):
     of a random playable card; ``root``: ``paired`` or ``uct``; ``prior``: ``rule``,
     ``simple`` or None; ``confidence``: standard errors a searched action must win by to
     replace the prior's choice; ``expand_after``: playouts through a node before it grows children;
-    ``belief``: ``uniform`` or ``voids`` (how hidden cards are dealt; module docstring).
+    ``belief``: ``uniform``, ``voids`` or ``rule`` (how hidden cards are dealt; module docstring).
 
     A spec read from a file (a save's opponents, a training config, the web app) may set the work per
     decision only within ``FILE_LIMITS``, so that no file can stall a game; the command line and
@@ -237,7 +245,8 @@ class ISMCTSAgent(Agent):
             from .rule_agent import SimpleRuleAgent
 
             self._prior = RuleAgent() if prior == "rule" else SimpleRuleAgent()
-        self._tracker = VoidTracker() if belief == "voids" else None  # what the views say the others lack
+        self._tracker = VoidTracker() if belief != "uniform" else None  # what the views say the others lack
+        self._model = RuleAgent() if belief == "rule" else None  # belief="rule": the others' model
         self.epsilon = epsilon
         self._policy = heuristic_action if rollout == "heuristic" else random_action
         self._seed = seed
@@ -301,8 +310,10 @@ class ISMCTSAgent(Agent):
         deadline = None if self.time_budget is None else time.perf_counter() + self.time_budget
         paired = self.root == "paired"
         done = 0
+        moves = self._tracker.moves if self._tracker is not None and self._model is not None else []
         while (budget is None or done < budget) and (deadline is None or time.perf_counter() < deadline):
-            game = Game.from_state(infoset.sample_state(rng, lacks), check=False, log_limit=0)
+            state = self._weighed(infoset, rng, lacks, moves) if moves else infoset.sample_state(rng, lacks)
+            game = Game.from_state(state, check=False, log_limit=0)
             if paired:  # every root action on this determinization, with the same rollout seed
                 rollout_seed = rng.getrandbits(64)
                 for a in legal:
@@ -334,6 +345,23 @@ class ISMCTSAgent(Agent):
             key: tuple[float, float, int] = (mean, child.visits, -a) if paired else (child.visits, mean, -a)
             if key > best_key:
                 best, best_key = a, key
+        return best
+
+    def _weighed(self, infoset: InfoSet, rng: random.Random, lacks: dict[int, tuple[frozenset[int], int]] | None,
+                 moves: list[Move]) -> GameState:
+        """``belief="rule"``: a determinization kept with chance ``BELIEF_MISS`` per move of ``moves`` that
+        RuleAgent, dealt its hidden cards, would not have made (rejection sampling of the likelihood);
+        after ``BELIEF_TRIES`` draws, the one that missed fewest moves."""
+        assert self._model is not None
+        best, best_misses = None, len(moves) + 1
+        for _ in range(BELIEF_TRIES):
+            state = infoset.sample_state(rng, lacks)
+            misses = sum(not model_agrees(state, move, self._model, rng) for move in moves)
+            if not misses or rng.random() < BELIEF_MISS ** misses:
+                return state
+            if misses < best_misses:
+                best, best_misses = state, misses
+        assert best is not None
         return best
 
     def _paired_choice(self, root: _Node, legal: list[int], prior: int) -> int:

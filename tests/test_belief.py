@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import random
+from dataclasses import astuple
+
 import pytest
 from helpers import stacked_game
 
 from agents import RandomAgent, RuleAgent
-from agents.belief import VoidTracker
+from agents.belief import VoidTracker, model_agrees
 from uno_env.core import Game, Phase, Rules
 from uno_env.core import actions as A
 from uno_env.core.cards import KIND_COLOR, KIND_RANK
@@ -107,3 +110,57 @@ def test_a_new_round_forgets_every_belief():
     view["round"] = int(view["round"]) + 1
     tracker.observe(view)
     assert tracker.lacks == {}
+
+
+def _moves_beside_the_truth(rules: Rules, rounds: int):
+    """Seat 0 (a RuleAgent) with a tracker at RuleAgent tables: per turn of seat 0 whose stretch was read,
+    (the tracker's moves, the moves the others made in it as (seat, action, kept), the true state)."""
+    for seed in range(rounds):
+        game = Game(rules, seed=seed)
+        agents = [RuleAgent() for _ in range(rules.num_players)]
+        tracker = VoidTracker()
+        made: list[tuple[int, int, bool]] = []
+        while not game.is_round_over:
+            seat = game.current_player
+            info = game.view(seat)
+            action = agents[seat].act(None, info)
+            if seat == 0:
+                tracker.observe(info)
+                if info["phase"] == "play":
+                    if tracker.moves:
+                        yield tracker.moves, made, game.state
+                    made = []
+                tracker.played(info, action)
+            elif info["phase"] == "play":
+                made.append((seat, action if action < A.NUM_PLAY_ACTIONS else A.DRAW, False))
+            elif info["phase"] == "play_drawn" and action == A.KEEP:
+                made[-1] = (seat, A.DRAW, True)
+            game.step(action)
+
+
+@pytest.mark.parametrize("num_players", [2, 4])
+def test_the_moves_read_from_a_plain_stretch_are_the_moves_the_others_made(num_players):
+    """``VoidTracker.moves``: in order, who played which card and who drew (and kept the card drawn),
+    with the hand sizes and active color each player faced."""
+    read = 0
+    for moves, made, state in _moves_beside_the_truth(Rules(num_players=num_players), rounds=30):
+        assert [(m.seat, m.action, m.kept) for m in moves] == made
+        for m in moves:
+            assert m.after == state.public.hand_sizes[m.seat]
+            assert m.sizes[m.seat] == m.after + (1 if m.action != A.DRAW else -1 if m.kept else 0)
+        read += 1
+    assert read > 50
+
+
+def test_rule_agents_true_hands_make_their_moves_and_the_state_is_untouched():
+    """``model_agrees`` with the true state: a RuleAgent dealt the hand it really moved from makes the
+    move it made nearly always (its memory of earlier turns, which the model lacks, explains the rest)."""
+    rng = random.Random(0)
+    agree = total = 0
+    for moves, _, state in _moves_beside_the_truth(Rules(num_players=4), rounds=30):
+        before = state.copy()
+        for move in moves:
+            total += 1
+            agree += model_agrees(state, move, RuleAgent(), rng)
+        assert state.hands == before.hands and astuple(state.public) == astuple(before.public)
+    assert total > 200 and agree / total > 0.95

@@ -8,6 +8,7 @@ import pytest
 from helpers import play, stacked_game
 
 from agents import RuleAgent
+from agents.belief import model_agrees
 from agents.ismcts import ISMCTSAgent, heuristic_action, random_action
 from uno_env.core import EDITIONS, Game, Phase, Rules
 from uno_env.core import actions as A
@@ -247,5 +248,48 @@ def test_void_belief_deals_the_seat_that_drew_on_a_color_no_card_of_it(belief, m
 
 
 def test_bad_belief_is_refused():
-    with pytest.raises(ValueError, match="belief must be one of uniform, voids"):
+    with pytest.raises(ValueError, match="belief must be one of uniform, voids, rule"):
         ISMCTSAgent(belief="oracle")
+
+
+def test_rule_belief_keeps_the_deals_in_which_rule_agents_make_the_moves_seen_and_reads_only_views(monkeypatch):
+    """``belief="rule"``: the determinizations searched give the other players hands from which a RuleAgent
+    makes the moves of the last stretch far more often than uniform deals do; fed the same views, a second
+    agent with the same seed makes the same choices."""
+    weighed = ISMCTSAgent._weighed
+    kept: list[tuple[InfoSet, object, list]] = []
+
+    def recording(self, infoset, rng, lacks, moves):
+        state = weighed(self, infoset, rng, lacks, moves)
+        kept.append((infoset, state, moves))
+        return state
+
+    monkeypatch.setattr(ISMCTSAgent, "_weighed", recording)
+    views, choices = [], []
+    for seed in range(6):
+        game = Game(Rules(num_players=4), seed=seed)
+        agent = ISMCTSAgent(iterations=12, seed=seed, belief="rule")
+        others = [RuleAgent() for _ in range(3)]
+        while not game.is_round_over:
+            seat = game.current_player
+            info = game.view(seat)
+            action = agent.act(None, info) if seat == 0 else others[seat - 1].act(None, info)
+            if seat == 0:
+                views.append((seed, info))
+                choices.append(action)
+            game.step(action)
+    rng = random.Random(0)
+
+    def agreeing(states) -> float:
+        return sum(all(model_agrees(s, m, RuleAgent(), rng) for m in moves) for s, moves in states) / len(states)
+
+    assert len(kept) > 100
+    searched = agreeing([(state, moves) for _, state, moves in kept])
+    uniform = agreeing([(infoset.sample_state(rng), moves) for infoset, _, moves in kept])
+    assert searched > 0.6 and uniform < searched / 2  # measured: 72% and 18% of 152
+    replayed, agent, current = [], None, None
+    for seed, info in views:
+        if seed != current:
+            agent, current = ISMCTSAgent(iterations=12, seed=seed, belief="rule"), seed
+        replayed.append(agent.act(None, info))
+    assert replayed == choices
