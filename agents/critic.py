@@ -35,7 +35,7 @@ from .ppo_agent import (
     CheckpointVersionError,
     check_tensors,
     read_safetensors,
-    widen_first_layer,
+    widened_to_current,
 )
 
 __all__ = ["CRITIC_FORMAT", "CRITIC_FORMAT_VERSION", "PrivilegedCritic", "read_critic", "write_critic"]
@@ -110,14 +110,8 @@ class PrivilegedCritic:
 
     def __init__(self, tensors: Mapping[str, np.ndarray], metadata: Mapping[str, Any]) -> None:
         _check_critic_layout(tensors, metadata, "critic")
-        version = metadata["observation_version"]
-        if version != OBSERVATION_VERSION:  # widened to read this version's public vector (see widen_first_layer)
-            max_players = int(metadata["max_players"])
-            old, new = observation_size(max_players, version), observation_size(max_players)
-            tensors = widen_first_layer(tensors, "input_scale", old, new - old)
-            metadata = {**metadata, "observation_version": OBSERVATION_VERSION,
-                        "input_size": int(metadata["input_size"]) + new - old,
-                        "widened_from_observation_version": version}
+        # an older observation version is widened to read this version's public vector
+        tensors, metadata = widened_to_current(tensors, metadata, "input_scale", "input_size")
         self.metadata = dict(metadata)
         self.input_scale = np.asarray(tensors["input_scale"], np.float32)
         depth = len(metadata["hidden"])

@@ -47,7 +47,13 @@ import numpy as np
 
 from uno_env.core.cards import short_repr
 from uno_env.files import SafetensorsHeaderError, atomic_path, safetensors_header
-from uno_env.observation import COMPATIBLE_OBSERVATION_VERSIONS, NUM_ACTIONS, OBSERVATION_VERSION, observation_size
+from uno_env.observation import (
+    COMPATIBLE_OBSERVATION_VERSIONS,
+    NUM_ACTIONS,
+    OBSERVATION_VERSION,
+    observation_size,
+    widening,
+)
 
 from .base import Agent
 
@@ -233,19 +239,20 @@ def widen_first_layer(tensors: Mapping[str, np.ndarray], scale: str, at: int, ex
     return out
 
 
-def widened_to_current(tensors: Mapping[str, np.ndarray], metadata: Mapping[str, Any]
-                       ) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
-    """A checked policy checkpoint of any readable observation version in this version's layout
-    (``widen_first_layer``; unchanged when it is current). Its metadata then says the current
-    version and size, and ``widened_from_observation_version`` the one it was trained on."""
+def widened_to_current(tensors: Mapping[str, np.ndarray], metadata: Mapping[str, Any], scale: str = "obs_scale",
+                       size_key: str = "observation_size") -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+    """A checked checkpoint of any readable observation version in this version's layout
+    (``widen_first_layer`` where ``uno_env.observation.widening`` says; unchanged when it is current).
+    Its metadata then says the current version, ``size_key`` (the input width) grown by the inputs
+    added, and ``widened_from_observation_version`` the one it was trained on. ``scale`` names the
+    per-input scale tensor (a policy's ``obs_scale``; the privileged critic's ``input_scale``)."""
     version = metadata["observation_version"]
     if version == OBSERVATION_VERSION:
         return dict(tensors), dict(metadata)
-    max_players = metadata["max_players"]
-    old, new = observation_size(max_players, version), observation_size(max_players)
-    meta = {**metadata, "observation_version": OBSERVATION_VERSION, "observation_size": new,
+    at, extra = widening(int(metadata["max_players"]), version)
+    meta = {**metadata, "observation_version": OBSERVATION_VERSION, size_key: int(metadata[size_key]) + extra,
             "widened_from_observation_version": version}
-    return widen_first_layer(tensors, "obs_scale", old, new - old), meta
+    return widen_first_layer(tensors, scale, at, extra), meta
 
 
 class PPOAgent(Agent):

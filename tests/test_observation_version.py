@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 from agents import PPOAgent
-from agents.ppo_agent import METADATA_KEY, SHIPPED_DIR, CheckpointVersionError, read_checkpoint
+from agents.ppo_agent import METADATA_KEY, SHIPPED_DIR, CheckpointVersionError, read_checkpoint, widen_first_layer
 from tests.test_ppo_agent import _random_checkpoint, _raw_write
 from uno_env.core import EDITIONS, Game, Phase, Rules
 from uno_env.core.actions import KEEP
@@ -29,6 +29,7 @@ from uno_env.observation import (
     observation_size,
     observe,
     split_observation,
+    widening,
 )
 
 
@@ -131,3 +132,28 @@ def test_every_shipped_checkpoint_is_of_a_readable_version_and_loads() -> None:
         agent = PPOAgent.load(path)
         assert agent.metadata["observation_version"] == OBSERVATION_VERSION
         assert agent.metadata.get("widened_from_observation_version", OBSERVATION_VERSION) == version
+
+
+@pytest.mark.parametrize("max_players", [2, 4, 10])
+@pytest.mark.parametrize("version", [1, 2, 3])
+def test_widening_inserts_at_the_older_vectors_end_what_this_version_added(max_players: int, version: int) -> None:
+    """``widening``: the one rule checkpoints, the critic and resume states widen by; a first layer with
+    zero columns there computes on this version's vector exactly what it did on the older one."""
+    at, extra = widening(max_players, version)
+    assert at == observation_size(max_players, version)
+    assert at + extra == observation_size(max_players)
+    assert (extra == 0) == (version == OBSERVATION_VERSION)
+    rng = np.random.default_rng(version)
+    weight = rng.standard_normal((8, at)).astype(np.float32)
+    wide = widen_first_layer({"hidden.0.weight": weight, "obs_scale": np.full(at, 2, np.float32)}, "obs_scale", at, extra)
+    assert wide["hidden.0.weight"].shape == (8, observation_size(max_players))
+    assert np.array_equal(wide["obs_scale"], np.r_[np.full(at, 2), np.ones(extra)])
+    old = rng.standard_normal(at).astype(np.float32)
+    new = np.concatenate([old, rng.standard_normal(extra).astype(np.float32)])  # what the new entries hold
+    np.testing.assert_allclose(wide["hidden.0.weight"] @ new, weight @ old, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("version", [0, 4, True, "2", None])
+def test_widening_from_an_unknown_version_is_refused_naming_the_readable_ones(version: object) -> None:
+    with pytest.raises(ValueError, match=r"observation version must be one of \(1, 2, 3\)"):
+        widening(4, version)  # type: ignore[arg-type]

@@ -189,6 +189,18 @@ def observation_size(max_players: int = DEFAULT_MAX_PLAYERS, version: int = OBSE
     return sum(size for _, size in observation_fields(max_players, version))
 
 
+def widening(max_players: int, version: int) -> tuple[int, int]:
+    """Where a network trained on the layout of observation ``version`` takes this version's new
+    inputs: ``(at, extra)``, ``extra`` entries inserted before input ``at``. Every version so far
+    appended to the public vector, so ``at`` is the older vector's length (``extra`` is 0 for this
+    version). The one rule ``agents.ppo_agent.widened_to_current`` (checkpoints, the privileged
+    critic) and ``training.run.resume`` (resume states) widen by."""
+    if isinstance(version, bool) or version not in COMPATIBLE_OBSERVATION_VERSIONS:
+        raise ValueError(f"observation version must be one of {COMPATIBLE_OBSERVATION_VERSIONS}, got {version!r}")
+    old = observation_size(max_players, version)
+    return old, observation_size(max_players) - old
+
+
 def observation_bounds(max_players: int = DEFAULT_MAX_PLAYERS) -> tuple[np.ndarray, np.ndarray]:
     """``(low, high)`` float32 arrays bounding every entry (for a ``gymnasium.spaces.Box``)."""
     sl = observation_slices(max_players)

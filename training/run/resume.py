@@ -161,15 +161,15 @@ def _widened(value: torch.Tensor, shape: Sequence[int], fresh: torch.Tensor | No
     computes what it did; a per-input scale (a 1-D buffer) gets ``fresh``'s entries, this run's own."""
     import torch
 
-    from uno_env.observation import observation_size
+    from uno_env.observation import widening
 
     width = shape[-1] if shape else 0
     extra = width - (value.shape[-1] if value.dim() else 0)
     if (not value.dim() or len(shape) != value.dim() or tuple(shape[:-1]) != tuple(value.shape[:-1])
             or extra <= 0 or extra % DREW_ON_SIZE or not MIN_PLAYERS <= extra // DREW_ON_SIZE <= MAX_PLAYERS):
         return value
-    at = observation_size(extra // DREW_ON_SIZE, 2)
-    if value.shape[-1] < at:
+    at, added = widening(extra // DREW_ON_SIZE, 2)  # resume states of version 1 were never written
+    if added != extra or value.shape[-1] < at:
         return value
     insert = (fresh[at:at + extra].to(value.dtype) if fresh is not None
               else torch.zeros((*value.shape[:-1], extra), dtype=value.dtype))
