@@ -11,6 +11,7 @@ so it computes from a version 3 vector exactly what it computed from the version
 from __future__ import annotations
 
 import json
+import math
 import random
 from pathlib import Path
 
@@ -25,11 +26,13 @@ from uno_env.core.actions import KEEP
 from uno_env.observation import (
     COMPATIBLE_OBSERVATION_VERSIONS,
     OBSERVATION_VERSION,
+    ObservationVersionError,
     action_mask,
     observation_size,
     observe,
     split_observation,
     widening,
+    widening_of_growth,
 )
 
 
@@ -138,22 +141,45 @@ def test_every_shipped_checkpoint_is_of_a_readable_version_and_loads() -> None:
 @pytest.mark.parametrize("version", [1, 2, 3])
 def test_widening_inserts_at_the_older_vectors_end_what_this_version_added(max_players: int, version: int) -> None:
     """``widening``: the one rule checkpoints, the critic and resume states widen by; a first layer with
-    zero columns there computes on this version's vector exactly what it did on the older one."""
+    zero columns there computes on this version's vector bit for bit what it did on the older one."""
     at, extra = widening(max_players, version)
+    assert (at, extra) == widening(max_players, version, OBSERVATION_VERSION)
     assert at == observation_size(max_players, version)
     assert at + extra == observation_size(max_players)
     assert (extra == 0) == (version == OBSERVATION_VERSION)
+    if extra:
+        assert widening_of_growth(extra, version) == (max_players, at)
     rng = np.random.default_rng(version)
     weight = rng.standard_normal((8, at)).astype(np.float32)
     wide = widen_first_layer({"hidden.0.weight": weight, "obs_scale": np.full(at, 2, np.float32)}, "obs_scale", at, extra)
     assert wide["hidden.0.weight"].shape == (8, observation_size(max_players))
+    assert np.array_equal(wide["hidden.0.weight"][:, :at], weight) and not wide["hidden.0.weight"][:, at:].any()
     assert np.array_equal(wide["obs_scale"], np.r_[np.full(at, 2), np.ones(extra)])
-    old = rng.standard_normal(at).astype(np.float32)
-    new = np.concatenate([old, rng.standard_normal(extra).astype(np.float32)])  # what the new entries hold
-    np.testing.assert_allclose(wide["hidden.0.weight"] @ new, weight @ old, rtol=1e-5, atol=1e-5)
+    old = rng.standard_normal((4, at)).astype(np.float32)
+    new = np.concatenate([old, rng.standard_normal((4, extra)).astype(np.float32)], axis=1)  # the new entries
+    # BLAS blocks its sums by the width, so bit for bit is the correctly rounded dot product (fsum of
+    # the exact float64 products); the float32 product agrees to rounding
+    def exact(x: np.ndarray, w: np.ndarray) -> list[float]:
+        return [math.fsum(row.astype(np.float64) * unit.astype(np.float64)) for row in x for unit in w]
+    assert exact(new, wide["hidden.0.weight"]) == exact(old, weight)
+    np.testing.assert_allclose(new @ wide["hidden.0.weight"].T, old @ weight.T, rtol=1e-5, atol=1e-5)
 
 
 @pytest.mark.parametrize("version", [0, 4, True, "2", None])
 def test_widening_from_an_unknown_version_is_refused_naming_the_readable_ones(version: object) -> None:
-    with pytest.raises(ValueError, match=r"observation version must be one of \(1, 2, 3\)"):
+    with pytest.raises(ObservationVersionError, match=r"from_version: observation version must be one of \(1, 2, 3\)"):
         widening(4, version)  # type: ignore[arg-type]
+    with pytest.raises(ObservationVersionError, match=r"to_version: observation version must be one of \(1, 2, 3\)"):
+        widening(4, 1, version)  # type: ignore[arg-type]
+
+
+def test_widening_to_an_older_version_is_refused() -> None:
+    assert widening(4, 1, 2) == (observation_size(4, 1), 0)  # version 2 kept version 1's layout
+    with pytest.raises(ObservationVersionError, match="to_version must be at least from_version"):
+        widening(4, 3, 2)
+
+
+@pytest.mark.parametrize("extra", [0, -34, 5, 33, 17 * 11, True])
+def test_a_growth_no_table_size_makes_is_refused_naming_those_that_exist(extra: int) -> None:
+    with pytest.raises(ObservationVersionError, match=r"by .* inputs; the growths are \[34, 51, .*, 170\]"):
+        widening_of_growth(extra, 2)

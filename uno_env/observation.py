@@ -127,6 +127,7 @@ __all__ = [
     "OBSERVATION_VERSION", "COMPATIBLE_OBSERVATION_VERSIONS", "DEFAULT_MAX_PLAYERS", "NUM_ACTIONS", "observe", "action_mask",
     "observation_size", "observation_slices", "observation_bounds", "split_observation",
     "observation_fields", "encode_view", "Encoder", "encoder_for", "MAX_COPIES",
+    "ObservationVersionError", "widening", "widening_of_growth",
 ]
 
 OBSERVATION_VERSION = 3
@@ -189,16 +190,40 @@ def observation_size(max_players: int = DEFAULT_MAX_PLAYERS, version: int = OBSE
     return sum(size for _, size in observation_fields(max_players, version))
 
 
-def widening(max_players: int, version: int) -> tuple[int, int]:
-    """Where a network trained on the layout of observation ``version`` takes this version's new
-    inputs: ``(at, extra)``, ``extra`` entries inserted before input ``at``. Every version so far
-    appended to the public vector, so ``at`` is the older vector's length (``extra`` is 0 for this
-    version). The one rule ``agents.ppo_agent.widened_to_current`` (checkpoints, the privileged
-    critic) and ``training.run.resume`` (resume states) widen by."""
-    if isinstance(version, bool) or version not in COMPATIBLE_OBSERVATION_VERSIONS:
-        raise ValueError(f"observation version must be one of {COMPATIBLE_OBSERVATION_VERSIONS}, got {version!r}")
-    old = observation_size(max_players, version)
-    return old, observation_size(max_players) - old
+class ObservationVersionError(ValueError):
+    """A layout version, or a widening between two, that this code cannot read or make."""
+
+
+def widening(max_players: int, from_version: int, to_version: int = OBSERVATION_VERSION) -> tuple[int, int]:
+    """Where a network trained on the layout of observation ``from_version`` takes the inputs
+    ``to_version`` added: ``(at, extra)``, ``extra`` entries inserted before input ``at``. Every
+    version so far appended to the public vector, so ``at`` is the older vector's length (``extra``
+    is 0 when the versions are the same). The one rule ``agents.ppo_agent.widened_to_current``
+    (checkpoints, the privileged critic) and ``training.run.resume`` (resume states) widen by."""
+    for name, version in (("from_version", from_version), ("to_version", to_version)):
+        if isinstance(version, bool) or version not in COMPATIBLE_OBSERVATION_VERSIONS:
+            raise ObservationVersionError(
+                f"{name}: observation version must be one of {COMPATIBLE_OBSERVATION_VERSIONS}, got {version!r}")
+    if from_version > to_version:
+        raise ObservationVersionError(f"cannot widen observation version {from_version} to the older "
+                                      f"{to_version}: to_version must be at least from_version")
+    old = observation_size(max_players, from_version)
+    return old, observation_size(max_players, to_version) - old
+
+
+def widening_of_growth(extra: int, from_version: int,
+                       to_version: int = OBSERVATION_VERSION) -> tuple[int, int]:
+    """``(max_players, at)`` of the table size whose ``widening(max_players, from_version, to_version)``
+    adds ``extra`` inputs (how a tensor that is ``extra`` inputs narrower than its counterpart in the
+    newer layout is widened; ``at`` as ``widening`` says). ObservationVersionError when none does,
+    naming the growths that exist."""
+    growths = {widening(m, from_version, to_version)[1]: m for m in range(MIN_PLAYERS, MAX_PLAYERS + 1)}
+    if isinstance(extra, bool) or extra not in growths or extra == 0:
+        raise ObservationVersionError(
+            f"no table of {MIN_PLAYERS}-{MAX_PLAYERS} players widens observation version {from_version} to "
+            f"{to_version} by {extra!r} inputs; the growths are {sorted(g for g in growths if g)}")
+    max_players = growths[extra]
+    return max_players, widening(max_players, from_version, to_version)[0]
 
 
 def observation_bounds(max_players: int = DEFAULT_MAX_PLAYERS) -> tuple[np.ndarray, np.ndarray]:

@@ -43,7 +43,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 import numpy as np
 
 from training.run.state import JsonObject, RunState
-from uno_env.core.cards import DREW_ON_SIZE, MAX_PLAYERS, MIN_PLAYERS, short_repr
+from uno_env.core.cards import short_repr
 from uno_env.files import (
     SafetensorsHeaderError,
     atomic_path,
@@ -155,21 +155,22 @@ def restore(module: torch.nn.Module, optimizer: torch.optim.Optimizer, tensors: 
 
 def _widened(value: torch.Tensor, shape: Sequence[int], fresh: torch.Tensor | None) -> torch.Tensor:
     """``value`` as this version's observation layout makes it, when it was written before observation
-    version 3 appended the ``drew_on`` slice (``17 * max_players`` entries) to the public vector; else
+    version 3 appended the ``drew_on`` slice to the public vector (``uno_env.observation.widening``); else
     ``value`` itself. The new inputs are inserted where the version 2 public vector ended (before a
     privileged critic's hidden part): weights and Adam's moments get zeros there, so the network
     computes what it did; a per-input scale (a 1-D buffer) gets ``fresh``'s entries, this run's own."""
     import torch
 
-    from uno_env.observation import widening
+    from uno_env.observation import ObservationVersionError, widening_of_growth
 
-    width = shape[-1] if shape else 0
-    extra = width - (value.shape[-1] if value.dim() else 0)
-    if (not value.dim() or len(shape) != value.dim() or tuple(shape[:-1]) != tuple(value.shape[:-1])
-            or extra <= 0 or extra % DREW_ON_SIZE or not MIN_PLAYERS <= extra // DREW_ON_SIZE <= MAX_PLAYERS):
+    if not value.dim() or len(shape) != value.dim() or tuple(shape[:-1]) != tuple(value.shape[:-1]):
         return value
-    at, added = widening(extra // DREW_ON_SIZE, 2)  # resume states of version 1 were never written
-    if added != extra or value.shape[-1] < at:
+    extra = shape[-1] - value.shape[-1]
+    try:  # resume states of version 1 were never written
+        _, at = widening_of_growth(extra, 2)
+    except ObservationVersionError:  # not a first layer an observation version widened
+        return value
+    if value.shape[-1] < at:
         return value
     insert = (fresh[at:at + extra].to(value.dtype) if fresh is not None
               else torch.zeros((*value.shape[:-1], extra), dtype=value.dtype))
