@@ -2,15 +2,16 @@
 
 Run (``eco`` extra; ``pip install torch==2.13.0`` first)::
 
-    python examples/ecosystem/rllib_action_masking.py --iterations 8 --checkpoint /tmp/uno_rllib
+    python examples/ecosystem/rllib_action_masking.py --iterations 12 --checkpoint /tmp/uno_rllib
 
 Every seat of a 2-player table shares one policy, RLlib's example
 ``ActionMaskingTorchRLModule``; ``uno_env.rllib_observations`` gives the env's observations the
 keys that module reads. Self-play PPO (4,000 env steps an iteration, 4 epochs, learning rate 1e-3,
 a 64x64 tanh network); the script prints the greedy policy's round win rate against uniformly random
-legal play (``against_random.py``: the project's harness, 95% Wilson interval). Measured 2026-12-04
-on 2 shared cores at load 4-6: 8 iterations (32,000 env steps, 66-190 s) won 195, 186 and 196 of 200
-rounds (seeds 0-2); 4 iterations won 69 of 200 (seed 1).
+legal play (``against_random.py``: the project's harness, 95% Wilson interval). Measured 2026-12-05
+on observation version 3, 2 shared cores at load 4-6: 12 iterations (48,000 env steps) won 98, 91 and
+88 of 100 rounds (seeds 0-2); 8 iterations, enough on version 2, won 66 (30 in another run: RLlib's
+sampling is not reproducible), 19 and 3.
 After training, ``algorithm.save_to_path`` writes an RLlib checkpoint;
 ``Algorithm.from_checkpoint`` restores it and training goes on from there. ``--address`` joins a
 running Ray cluster (``ray start --head`` on one machine, ``ray start --address HEAD:6379`` on the
@@ -79,7 +80,7 @@ def win_rate(algorithm: Any, rounds: int = 200, seed: int = 10_000) -> tuple[flo
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    parser.add_argument("--iterations", type=int, default=8, help="PPO iterations of 4,000 env steps")
+    parser.add_argument("--iterations", type=int, default=12, help="PPO iterations of 4,000 env steps")
     parser.add_argument("--checkpoint", required=True, help="folder for the RLlib checkpoint")
     parser.add_argument("--address", default=None, help="a Ray cluster to join (default: a local Ray)")
     args = parser.parse_args()
