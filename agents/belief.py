@@ -164,12 +164,11 @@ class VoidTracker:
         pile = tuple(info["discard_pile"])
         found: dict[int, tuple[frozenset[int], int]] = {}
         for move in moves:
-            size = int(info["hand_sizes"][move.seat])
-            if move.action == A.DRAW and size:  # drew on (active, top): the whole hand lacks what matched
+            if move.action == A.DRAW and move.after:  # drew on (active, top): the whole hand lacks what matched
                 top = edition.kind(pile[move.pile - 1]) if move.pile else -1
                 rank = KIND_RANK[top] if 0 <= top < WILD else -1
                 kinds = frozenset(k for k in range(WILD) if KIND_COLOR[k] == move.active or KIND_RANK[k] == rank)
-                found[move.seat] = (kinds, size)
+                found[move.seat] = (kinds, move.after)
         return found
 
 
