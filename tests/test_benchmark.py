@@ -262,3 +262,12 @@ def test_the_docs_reference_table_is_the_one_the_kept_quick_cards_make() -> None
         card = json.loads(path.read_text(encoding="utf-8"))
         assert card["protocol"]["version"] == PROTOCOL_VERSION and card["quick"] and card["official"]
         assert card["agent"] in ORDER and {t["players"] for t in card["tables"]} == {2, 4}
+
+
+def test_the_reference_table_has_a_row_for_every_shipped_checkpoint() -> None:
+    """The README says every shipped agent's card is in the table: each checkpoint by name, and the baselines."""
+    from agents.registry import shipped_checkpoints
+    from benchmarks.reference_table import ORDER
+
+    assert shipped_checkpoints()
+    assert {f"ppo:{name}" for name in shipped_checkpoints()} | {"random", "simple", "rule", "ppo"} <= set(ORDER)
