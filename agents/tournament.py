@@ -476,10 +476,16 @@ _WORKER: dict[str, Any] = {}
 
 def _init_worker(lineups: Sequence[Sequence[Agent]], rules: Sequence[Rules], seed: int, unit: str,
                  max_decisions: int) -> None:
-    # The pool ends its workers with SIGTERM (on leaving the ``with``). A Python-level handler inherited through
-    # fork (training.run.interrupt.StopRequests, around make demo's evaluation) runs only between bytecodes: a
-    # SIGTERM landing just before a worker's blocking wait for its next task was lost, and the join hung.
+    """A pool worker's start. The pool ends its workers with SIGTERM (on leaving the ``with``). A Python-level
+    handler inherited through fork (training.run.interrupt.StopRequests, around make demo's evaluation) runs only
+    between bytecodes: a SIGTERM landing just before a worker's blocking wait for its next task was lost, and the
+    join hung. So a worker takes SIGTERM's default; the process that plays in-process keeps its own handler."""
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    _load_lineups(lineups, rules, seed, unit, max_decisions)
+
+
+def _load_lineups(lineups: Sequence[Sequence[Agent]], rules: Sequence[Rules], seed: int, unit: str,
+                  max_decisions: int) -> None:
     copies = [[copy.deepcopy(a) for a in lineup] for lineup in lineups]
     _WORKER.update(lineups=copies, rules=rules, seed=seed, unit=unit, max_decisions=max_decisions)
 
@@ -519,8 +525,8 @@ def _run(lineups: Sequence[Sequence[Agent]], rules: Sequence[Rules], deals: int,
     total = sum((stop - start) * rules[m].num_players for m, start, stop in tasks)
     results: list[list[GameRecord]] = [[] for _ in lineups]
     with Progress(f"{description}:", total, "games", enabled=progress, transient=True) as bar:
-        if workers <= 1:
-            _init_worker(lineups, rules, seed, unit, max_decisions)
+        if workers <= 1:  # in this process: its signal handlers (a training run's StopRequests) stay as they are
+            _load_lineups(lineups, rules, seed, unit, max_decisions)
             try:
                 for task in tasks:
                     match, records = _play_chunk(task, check)

@@ -207,6 +207,19 @@ def test_a_worker_count_outside_one_to_the_cap_is_refused_before_any_process_sta
         evaluate(["random", "random"], Rules(num_players=2), games=2, workers=workers)  # type: ignore[arg-type]
 
 
+def test_a_match_played_in_this_process_keeps_the_callers_sigterm_handler() -> None:
+    """With one worker the games run here: a training run's StopRequests must still see a SIGTERM after it."""
+    def keep_running(signum: int, frame: object) -> None:
+        pass
+
+    previous = signal.signal(signal.SIGTERM, keep_running)
+    try:
+        evaluate(["random", "random"], Rules(num_players=2), 2, workers=1)
+        assert signal.getsignal(signal.SIGTERM) is keep_running
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
 def test_pool_workers_die_on_sigterm_whatever_handler_the_parent_installed(tmp_path: Path) -> None:
     """The pool ends its workers with SIGTERM. A Python-level handler inherited through fork (training's
     StopRequests, around make demo's evaluation) runs only between bytecodes, so a SIGTERM landing just

@@ -411,6 +411,19 @@ def test_sigterm_during_the_final_evaluation_stops_at_once_and_resume_finishes_i
 
 
 @pytest.mark.slow
+def test_sigterm_after_a_periodic_evaluation_in_this_process_still_writes_a_checkpoint(tmp_path: Path) -> None:
+    """The evaluation's games once ran in the trainer's own process through the pool workers' start, which set
+    SIGTERM to its default: from the first evaluation on, a SIGTERM killed the run with no checkpoint (run M,
+    5 December 2026, lost up to a checkpoint interval that way, twice)."""
+    run_dir = tmp_path / "run"
+    run = Run(tmp_path, _tiny(run_dir, total_steps=1_000_000, eval={"workers": 1}))
+    run.wait_for(lambda: run.said("[eval @ 256 steps") and run.state_steps() >= 512)
+    code, _, err = run.stop(signal.SIGTERM)
+    assert code == 143, err
+    assert f"interrupted at step {_state(run_dir)['steps']}; resume with:" in err and "Traceback" not in err
+
+
+@pytest.mark.slow
 def test_the_quickstart_resumes_after_ctrl_c_with_the_command_it_prints(tmp_path: Path,
                                                                         capsys: pytest.CaptureFixture[str]) -> None:
     run_dir = tmp_path / "qs"
