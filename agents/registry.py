@@ -38,8 +38,9 @@ A spec is one of
   checkpoint's policy and the privileged critic beside it (``NAME.critic.safetensors``). Without a
   checkpoint it takes ``guide_checkpoint``'s for the table: run G's actor and critic
   (``checkpoints/guide/classic_4p``, search-only, never offered as ``ppo:NAME``) at classic 4
-  players, else a shipped checkpoint trained on the table, on round wins first (``classic_2p``
-  heads up, no critic: leaf values from rollouts). ``critic=none`` or ``critic=PATH`` overrides.
+  players, else a shipped checkpoint trained on the table, one with a critic beside it first, then
+  one trained on round wins (``classic_2p_long`` and its critic at classic 2 players; at a table
+  with no critic, leaf values from rollouts). ``critic=none`` or ``critic=PATH`` overrides.
 * ``package.module:Class`` or ``package.module:Class:key=value,...``: any ``agents.Agent``
   subclass, **only** with ``allow_import=True`` (the command line and Python callers). The
   attribute is checked to be a subclass of ``agents.Agent`` before it is called.

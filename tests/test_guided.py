@@ -179,6 +179,10 @@ def test_the_spec_picks_the_tables_guide_and_its_critic() -> None:
     assert four.leaf == "critic" and guide_checkpoint("classic", 4) == G_ACTOR
     two = make_agent("guided:classic_2p,playouts=8", edition="classic", num_players=2)
     assert isinstance(two, GuidedAgent) and two.critic is None and two.leaf == "rollout"
+    heads_up = make_agent("guided", edition="classic", num_players=2)  # the shipped actor with a critic beside it
+    assert isinstance(heads_up, GuidedAgent) and heads_up.policy.label == "classic_2p_long"
+    assert heads_up.critic is not None and heads_up.leaf == "critic"
+    assert guide_checkpoint("classic", 2) == SHIPPED_DIR / "classic_2p_long.safetensors"
     bare = make_agent("guided:classic_4p,critic=none")
     assert isinstance(bare, GuidedAgent) and bare.critic is None
 
