@@ -127,8 +127,9 @@ def test_hostile_metadata_is_a_checkpoint_error(tmp_path: Path, label: str, text
 
 def test_every_shipped_checkpoint_passes_the_header_check() -> None:
     from agents.ppo_agent import SHIPPED_DIR
+    from agents.registry import shipped_checkpoints
 
-    shipped = sorted(p for p in SHIPPED_DIR.glob("*.safetensors") if not p.name.endswith(".critic.safetensors"))  # actors
+    shipped = [SHIPPED_DIR / f"{name}.safetensors" for name in shipped_checkpoints()]  # the actors, not critics
     assert shipped
     for path in shipped:
         header = safetensors_header(path, MAX_CHECKPOINT_BYTES)
