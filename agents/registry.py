@@ -24,7 +24,7 @@ A spec is one of
     strongest as measured (the highest win rate over whole games against RuleAgents that its card
     records at that table); at a table no card measures, one trained on round points first, then the
     most specialised (fewest editions x table sizes); else ``universal``. Classic at 2 players gets
-    ``classic_2p_points``, at 4 ``classic_4p_points``, at 3, 5 and 6 ``classic_3to6``, every other table
+    ``classic_2p_long_points``, at 4 ``classic_4p_points``, at 3, 5 and 6 ``classic_3to6``, every other table
     ``universal`` (the measurements: docs/agents.md). Without a table (``make_agent("ppo")``) it is ``universal``. A
     network fitted to imitate another agent (metadata ``imitates``: ``rule_net``) is never
     picked: it stands in for that agent in training; name it (``ppo:rule_net``).

@@ -21,8 +21,8 @@ CARDS = Path(__file__).resolve().parents[1] / "docs" / "experiments" / "benchmar
 # (tests/test_benchmark.py checks that none is missing). The search agent ``guided`` has no card yet: a
 # quick card of it plays about 8,000 searched rounds (about two hours of one core here).
 ORDER = ("random", "simple", "rule", "ismcts:iterations=100", "ppo", "ppo:classic", "ppo:classic_points",
-         "ppo:classic_2p", "ppo:classic_2p_points", "ppo:classic_2p_long", "ppo:classic_4p_points", "ppo:classic_3to6", "ppo:universal",
-         "ppo:universal_batched", "ppo:rule_net")
+         "ppo:classic_2p", "ppo:classic_2p_points", "ppo:classic_2p_long", "ppo:classic_2p_long_points",
+         "ppo:classic_4p_points", "ppo:classic_3to6", "ppo:universal", "ppo:universal_batched", "ppo:rule_net")
 SHOWN = ("random", "rule", "ppo")  # the references given a column
 
 

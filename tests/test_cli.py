@@ -118,7 +118,7 @@ def test_the_card_legend_reads_as_the_editions_do() -> None:
     assert "W4   Wild Draw Four" in legend and "R first is red, R second is Reverse" in legend
 
 
-MAPPING = ("classic_2p_points for classic at 2 players, classic_4p_points at 4, classic_3to6 at 3, 5 and 6, "
+MAPPING = ("classic_2p_long_points for classic at 2 players, classic_4p_points at 4, classic_3to6 at 3, 5 and 6, "
            "universal for every other table")
 
 
@@ -129,7 +129,7 @@ def test_the_ppo_help_names_the_checkpoint_each_table_gets() -> None:
         evaluate_cli.build_parser().epilog.replace("\n  ", " ")
     for edition in EDITIONS:
         for players in range(2, 11):
-            expected = ("classic_2p_points" if edition == "classic" and players == 2
+            expected = ("classic_2p_long_points" if edition == "classic" and players == 2
                         else "classic_4p_points" if edition == "classic" and players == 4
                         else "classic_3to6" if edition == "classic" and players in (3, 5, 6) else "universal")
             assert shipped_checkpoint(edition, players).stem == expected, (edition, players)  # type: ignore[union-attr]

@@ -118,7 +118,7 @@ def test_train_from_the_installed_command(installed: Installed) -> None:
 def test_shipped_checkpoints_travel_with_the_wheel(installed: Installed) -> None:
     assert SHIPPED_DIR.is_relative_to(ROOT / "agents")  # where package data can travel from
     report = installed.run("uno-env", "evaluate", "--agents", "ppo", "rule", "--games", "2", "--no-progress")
-    assert "ppo[classic_2p_points]" in report.stdout
+    assert "ppo[classic_2p_long_points]" in report.stdout
     played = installed.run("uno-env", "play", "--players", "3", "--seed", "3", "--delay", "0", "--no-color",
                            stdin="quit\n")
     assert "ppo[classic_3to6]" in played.stdout and "Notice:" not in played.stdout  # no fallback to rule

@@ -241,7 +241,7 @@ def test_ppo_picks_the_tables_checkpoint(tmp_path: Path) -> None:
 @needs_shipped
 def test_evaluate_ppo_plays_the_same_checkpoint_as_play() -> None:
     result = evaluate(["ppo", "rule"], Rules(edition="classic", num_players=2), games=2, max_decisions=3000)
-    assert result.labels[0] == f"ppo[{shipped_checkpoint('classic', 2).stem}]" == "ppo[classic_2p_points]"  # type: ignore[union-attr]
+    assert result.labels[0] == f"ppo[{shipped_checkpoint('classic', 2).stem}]" == "ppo[classic_2p_long_points]"  # type: ignore[union-attr]
     result = evaluate(["ppo", "rule"], Rules(edition="monster_high", num_players=2), games=2, max_decisions=3000)
     assert result.labels[0] == "ppo[universal]"
 

@@ -457,7 +457,7 @@ def test_the_quickstart_resumes_after_ctrl_c_with_the_command_it_prints(tmp_path
     for name in ("classic_2p", "classic_2p_points", "classic", "classic_points", "universal"):
         assert f"| shipped-{name} | classic | 2 | rule x1 |" in told
     assert "| shipped-classic_4p_points | classic | 4 | rule x3 |" in told  # trained for 4 players only
-    assert "`--agents ppo` plays classic_2p_points at 2 players, classic_3to6 at 3 and classic_4p_points at 4;" in told
+    assert "`--agents ppo` plays classic_2p_long_points at 2 players, classic_3to6 at 3 and classic_4p_points at 4;" in told
 
 
 # ---------------------------------------------------------------------- progress output

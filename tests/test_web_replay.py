@@ -215,7 +215,7 @@ def test_recorded_games_are_the_evaluated_games() -> None:
         winner_seat = final.winners[0]
         assert record.wins[record.seats.index(winner_seat)] == 1.0
         ppo_seat = record.seats[0]
-        assert replay.agents[ppo_seat] == "ppo[classic_2p_points]"
+        assert replay.agents[ppo_seat] == "ppo[classic_2p_long_points]"
         game = replay.start_game()
         ppo_notes = [replay.annotations[i] for i in range(len(replay.actions)) if replay.apply(game, i) == ppo_seat]
         assert any(note and note["top"] for note in ppo_notes)

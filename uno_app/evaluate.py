@@ -96,7 +96,7 @@ def build_parser() -> argparse.ArgumentParser:
                "  uno-env evaluate --round-robin --agents rule simple random --players 2 --out rr.md\n"
                "agents: random, random-uniform, simple, rule, ismcts, guided, human, ppo, ppo:NAME, ppo:PATH (= ppo:path=PATH),\n"
                "  package.module:Class; options as name:key=value,key=value. ppo plays the shipped checkpoint for\n"
-               "  the table that its card measures strongest: classic_2p_points for classic at 2 players,\n"
+               "  the table that its card measures strongest: classic_2p_long_points for classic at 2 players,\n"
                "  classic_4p_points at 4, classic_3to6 at 3, 5 and 6, universal for every other table.",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )

@@ -7,12 +7,13 @@
 The human sits at ``--seat`` (default 0); the other seats, clockwise from the human's left,
 are played by the agents named in ``--opponents`` (one spec for all, or one per opponent,
 comma-separated; ``agents.registry`` documents specs): ``random``, ``rule``, ``simple``,
-``ismcts``, ``guided`` (a search guided by a trained policy and critic, no stronger than its policy as measured in docs/agents.md,
-``agents.guided``; ``guided:time_budget=0.5`` thinks half a second a move)..., with options as ``rule:challenge=false``, ``ppo`` for the shipped checkpoint
-for the table (the strongest its card measures: ``classic_2p_points`` for classic at 2 players,
+``ismcts``, ``guided`` (a search guided by a trained policy and critic, ``agents.guided``: at classic 2 players
+the strongest per round, elsewhere level with its policy, docs/agents.md; ``guided:time_budget=0.5`` thinks
+half a second a move)..., with options as ``rule:challenge=false``, ``ppo`` for the shipped checkpoint
+for the table (the strongest its card measures: ``classic_2p_long_points`` for classic at 2 players,
 ``classic_4p_points`` at 4, ``classic_3to6`` at 3, 5 and 6, ``universal`` for every other table), ``ppo:NAME`` for a shipped one by name, ``ppo:PATH`` for a checkpoint file. The
 default is ``ppo``; when no shipped checkpoint can be loaded, ``ppo`` falls back to ``rule``
-with a one-line notice. Each opponent is labelled with what it is (``ppo[classic_2p_points]``).
+with a one-line notice. Each opponent is labelled with what it is (``ppo[classic_2p_long_points]``).
 
 Every decision the rules give is the human's: a play or a draw, play or keep a drawn card,
 the color after a wild, the Urrrhhh give-away color, challenge or accept a Wild Draw Four,
@@ -88,7 +89,7 @@ Answer a prompt with the number of an option or the action's text:
 Call UNO yourself: type `uno` during the turn that leaves you one card (alone first, or with
   the play: `play R7 uno`, `3 uno`). Forget it and an opponent may catch you (2 cards).
 Commands: help, show (the table again), save [FILE] (default uno-save.json), quit"""
-PPO_HELP = ("ppo: the shipped checkpoint for the table that its card measures strongest: classic_2p_points for "
+PPO_HELP = ("ppo: the shipped checkpoint for the table that its card measures strongest: classic_2p_long_points for "
             "classic at 2 players, classic_4p_points at 4, classic_3to6 at 3, 5 and 6, universal for every "
             "other table")
 
@@ -683,7 +684,8 @@ def build_parser() -> argparse.ArgumentParser:
                         help="agent specs, one for all or one per opponent, comma-separated, clockwise from "
                              "your left: random, rule, simple, ismcts, ppo, ppo:NAME, ppo:PATH, guided ("
                              f"a search of {GuidedAgent.DEFAULT_PLAYOUTS} playouts a move guided by a "
-                             "trained policy, about 0.6 s a move at 4 players here (docs/agents.md); guided:time_budget=0.5 "
+                             "trained policy and critic, the strongest per round at classic 2 players, about "
+                             "0.13-0.19 s a move on one core (docs/agents.md); guided:time_budget=0.5 "
                              "stops each search after about half a second), "
                              "rule:challenge=false, package.module:Class... (default ppo; " + PPO_HELP
                              + "; rule when none can be loaded)")
