@@ -81,7 +81,7 @@ from .rule_agent import RuleAgent, SimpleRuleAgent
 
 __all__ = ["CRITIC_SUFFIX", "GUIDE_DIR", "MAX_SPEC_LENGTH", "REGISTRY", "AgentSpec", "AgentSpecError", "agent_label",
            "describe_agent", "expand_repeats", "guide_checkpoint", "make_agent", "measured_win_rate", "parse_spec",
-           "parse_value", "shipped_checkpoint", "shipped_checkpoints"]
+           "parse_value", "shipped_checkpoint", "shipped_checkpoint_files", "shipped_checkpoints"]
 
 MAX_SPEC_LENGTH = 1000  # longer text is refused before it is parsed
 CRITIC_SUFFIX = ".critic.safetensors"  # a privileged critic beside its actor: never a playable checkpoint
@@ -180,10 +180,13 @@ _TABLE_AWARE = {"ppo", "guided"}  # factories that take the table (edition, num_
 # ---------------------------------------------------------------------- checkpoints
 def shipped_checkpoints(directory: Path | None = None) -> list[str]:
     """Names of the checkpoints in ``directory`` (default: the shipped ones, ``SHIPPED_DIR``)."""
+    return [p.stem for p in shipped_checkpoint_files(directory)]
+
+
+def shipped_checkpoint_files(directory: Path | None = None) -> list[Path]:
+    """The checkpoint files in ``directory`` (default ``SHIPPED_DIR``), by name: actors only, never a critic."""
     folder = SHIPPED_DIR if directory is None else directory
-    if not folder.is_dir():
-        return []
-    return sorted(p.stem for p in _actor_files(folder))
+    return _actor_files(folder) if folder.is_dir() else []
 
 
 def _actor_files(folder: Path) -> list[Path]:

@@ -6,6 +6,7 @@ naming the bound, plays whole games in the harness and loads wherever a spec is 
 
 from __future__ import annotations
 
+import json
 import random
 import shutil
 from pathlib import Path
@@ -229,15 +230,12 @@ def test_it_loads_in_play_serve_and_evaluate(capsys: pytest.CaptureFixture[str])
 
 
 def _kept_rows(name: str) -> list[dict[str, Any]]:
-    import json
-
+    """The rows of a measurement kept in ``docs/experiments`` (JSON lines)."""
     path = Path(__file__).resolve().parents[1] / "docs" / "experiments" / name
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
 
 
 def test_the_apps_offer_it_and_say_how_strong_it_is_and_how_long_it_thinks() -> None:
-    import json
-
     from agents.ismcts import ISMCTSAgent
     from uno_app import terminal
     from uno_app.web.seats import OPPONENT_NOTES, offered
@@ -269,15 +267,9 @@ def test_the_apps_offer_it_and_say_how_strong_it_is_and_how_long_it_thinks() -> 
 
 
 def test_the_docs_strength_table_is_the_kept_measurement() -> None:
-    import json
-    from pathlib import Path
-
-    root = Path(__file__).resolve().parents[1]
-    page = (root / "docs" / "agents.md").read_text(encoding="utf-8")
+    page = (Path(__file__).resolve().parents[1] / "docs" / "agents.md").read_text(encoding="utf-8")
     for players in (2, 4):
-        rows = [json.loads(line) for line in
-                (root / "docs" / "experiments" / f"guided_strength_{players}p.jsonl").read_text().splitlines()]
-        by_budget = {r["budget"]: r for r in rows}
+        by_budget = {r["budget"]: r for r in _kept_rows(f"guided_strength_{players}p.jsonl")}
         (line,) = [ln for ln in page.splitlines() if ln.startswith(f"| {players} | `classic_")]
         cells = [c.strip() for c in line.strip("|").split("|")][2:5]
         for cell, budget in zip(cells, (0, 16, 64), strict=True):

@@ -126,10 +126,9 @@ def test_hostile_metadata_is_a_checkpoint_error(tmp_path: Path, label: str, text
 
 
 def test_every_shipped_checkpoint_passes_the_header_check() -> None:
-    from agents.ppo_agent import SHIPPED_DIR
-    from agents.registry import shipped_checkpoints
+    from agents.registry import shipped_checkpoint_files
 
-    shipped = [SHIPPED_DIR / f"{name}.safetensors" for name in shipped_checkpoints()]  # the actors, not critics
+    shipped = shipped_checkpoint_files()  # the actors, not critics
     assert shipped
     for path in shipped:
         header = safetensors_header(path, MAX_CHECKPOINT_BYTES)

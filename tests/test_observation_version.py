@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 
 from agents import PPOAgent
-from agents.ppo_agent import METADATA_KEY, SHIPPED_DIR, CheckpointVersionError, read_checkpoint, widen_first_layer
+from agents.ppo_agent import METADATA_KEY, CheckpointVersionError, read_checkpoint, widen_first_layer
 from tests.test_ppo_agent import _random_checkpoint, _raw_write
 from uno_env.core import EDITIONS, Game, Phase, Rules
 from uno_env.core.actions import KEEP
@@ -124,9 +124,9 @@ def test_other_observation_versions_are_refused_naming_the_readable_ones(tmp_pat
 
 
 def test_every_shipped_checkpoint_is_of_a_readable_version_and_loads() -> None:
-    from agents.registry import shipped_checkpoints
+    from agents.registry import shipped_checkpoint_files
 
-    shipped = [SHIPPED_DIR / f"{name}.safetensors" for name in shipped_checkpoints()]  # the actors, not critics
+    shipped = shipped_checkpoint_files()  # the actors, not critics
     assert len(shipped) >= 4
     for path in shipped:
         from safetensors import safe_open

@@ -19,7 +19,14 @@ import agents.registry as registry
 from agents import RandomAgent, RuleAgent
 from agents.ismcts import ISMCTSAgent
 from agents.ppo_agent import SHIPPED_DIR, PPOAgent
-from agents.registry import AgentSpecError, agent_label, make_agent, parse_spec, shipped_checkpoint, shipped_checkpoints
+from agents.registry import (
+    AgentSpecError,
+    agent_label,
+    make_agent,
+    parse_spec,
+    shipped_checkpoint,
+    shipped_checkpoint_files,
+)
 from agents.tournament import evaluate
 from uno_env.core import Rules
 from uno_env.core.errors import UnoError
@@ -194,7 +201,7 @@ def test_ppo_picks_the_strongest_checkpoint_its_cards_measure_at_the_table(tmp_p
 def test_the_shipped_ppo_at_each_classic_table_is_the_best_its_cards_measured() -> None:
     for n in range(2, 7):
         measured = {}
-        for path in (SHIPPED_DIR / f"{name}.safetensors" for name in shipped_checkpoints()):  # actors, not critics
+        for path in shipped_checkpoint_files():  # actors, not critics
             card = json.loads(path.with_suffix(".json").read_text())
             rows = [row for row in card["evaluation"] if row["edition"] == "classic"
                     and row["num_players"] == n and row["opponent"] == "rule" and row["unit"] == "game"]
