@@ -21,11 +21,26 @@ pytest.importorskip("yaml")
 import yaml  # noqa: E402
 
 from agents import PPOAgent  # noqa: E402
-from agents.ppo_agent import SHIPPED_DIR, read_checkpoint  # noqa: E402
+from agents.ppo_agent import SHIPPED_DIR, read_checkpoint, write_checkpoint  # noqa: E402
 from agents.tournament import evaluate  # noqa: E402
-from training.batched.networks import Actor, ActorCritic, sample_actions, sparse_linear  # noqa: E402
+from training.batched.networks import (  # noqa: E402
+    Actor,
+    ActorCritic,
+    actor_tensors,
+    fair_actor,
+    load_actor_tensors,
+    sample_actions,
+    sparse_linear,
+)
 from training.batched.ppo import gae  # noqa: E402
-from training.batched.selfplay import Opponent, Rollout, SelfPlay, privileged_features, table_options  # noqa: E402
+from training.batched.selfplay import (  # noqa: E402
+    Opponent,
+    Rollout,
+    SelfPlay,
+    oracle_keep,
+    privileged_features,
+    table_options,
+)
 from training.cli import train  # noqa: E402
 from training.run import critic  # noqa: E402
 from training.run.config import ConfigError, config_from_dict  # noqa: E402
@@ -33,6 +48,7 @@ from training.run.resume import read_resume  # noqa: E402
 from uno_env.batched import BatchedUno  # noqa: E402
 from uno_env.core import Rules  # noqa: E402
 from uno_env.core.actions import DRAW, NUM_PLAY_ACTIONS  # noqa: E402
+from uno_env.observation import observation_size  # noqa: E402
 
 torch.set_num_threads(1)  # small tensors: a second thread only contends for the cores (tenfold slower here)
 
@@ -70,7 +86,8 @@ def _play(data: dict[str, Any], seed: int = 0) -> tuple[SelfPlay, ActorCritic]:
 
 
 def _rollout(play: SelfPlay, model: ActorCritic, size: int = 256) -> tuple[Rollout, Any]:
-    buffer = Rollout.empty(size + play.num_tables, play.obs_size, play.hidden_size, torch.device("cpu"))
+    buffer = Rollout.empty(size + play.num_tables, play.obs_size, play.hidden_size, torch.device("cpu"),
+                           oracle=model.actor.oracle)
     steps = play.rollout(model, buffer, size)
     assert steps is not None
     return buffer, steps
@@ -254,6 +271,83 @@ def test_a_truncated_episode_is_bootstrapped_from_the_learners_seat_when_truncat
     assert dones.any() and boots[dones].ne(0).all() and boots[~dones].eq(0).all()
 
 
+# ---------------------------------------------------------------------- oracle guiding (batched.oracle_steps)
+def test_the_oracles_keep_rate_is_one_until_the_decay_then_falls_linearly_to_zero() -> None:
+    batched = config_from_dict(_tiny(batched={"oracle_steps": 300, "oracle_decay_from": 100})).batched
+    assert [oracle_keep(batched, s) for s in (0, 99, 100, 150, 200, 299, 300, 10**6)] == \
+        pytest.approx([1.0, 1.0, 1.0, 0.75, 0.5, 0.005, 0.0, 0.0], abs=1e-12)
+    assert oracle_keep(config_from_dict(_tiny(batched={"oracle_steps": 4})).batched, 1) == 0.75  # decay from 0
+
+
+def test_an_oracle_actor_with_the_hidden_cards_zeroed_is_its_fair_actor_which_is_what_it_exports(tmp_path: Path) -> None:
+    torch.manual_seed(3)
+    actor = Actor(4, [16, 8], "relu", oracle=True)
+    assert actor.scale.numel() == critic.critic_size(4) and actor.public_size == observation_size(4)
+    env = BatchedUno(6, num_players=[2, 3, 4] * 2, max_players=4, episode="round", seed=1)
+    public = env.reset().observation
+    hidden = torch.rand(6, critic.privileged_size(4))
+    fair = fair_actor(actor)
+    assert not fair.oracle and fair.scale.numel() == actor.public_size and fair_actor(fair) is fair
+    with torch.no_grad():
+        zeroed = actor(torch.cat([public, torch.zeros_like(hidden)], 1))
+        assert torch.allclose(fair(public), zeroed, atol=1e-6)
+        assert not torch.allclose(actor(torch.cat([public, hidden], 1)), zeroed, atol=1e-3)  # it does read them
+    exported = actor_tensors(actor)
+    assert exported["hidden.0.weight"].shape == (16, actor.public_size)
+    write_checkpoint(tmp_path / "fair.safetensors", exported, {"max_players": 4, "hidden": [16, 8], "activation": "relu",
+                                                               "observation_size": actor.public_size})
+    assert np.allclose(PPOAgent.load(tmp_path / "fair.safetensors").logits(public.numpy()), zeroed.numpy(), atol=1e-5)
+    # warm-started from a checkpoint, an oracle actor starts as it, hidden cards or not
+    started = Actor(4, [16, 8], "relu", oracle=True)
+    load_actor_tensors(started, actor_tensors(Actor(4, [16, 8], "relu")))
+    with torch.no_grad():
+        assert torch.equal(started.linears()[0].weight[:, actor.public_size:], torch.zeros(16, hidden.shape[1]))
+        assert torch.allclose(started(torch.cat([public, hidden], 1)), fair_actor(started)(public), atol=1e-6)
+
+
+@pytest.mark.parametrize("step", [0, 500, 1000])
+def test_the_oracle_actor_reads_the_hidden_cards_at_the_keep_rate_and_its_update_replays_what_it_read(step: int) -> None:
+    play, model = _play(_tiny(batched={"oracle_steps": 1000, "num_tables": 32}))
+    play.steps = lambda: step  # keep rate 1, 0.5, 0
+    buffer, _ = _rollout(play, model)
+    n = buffer.size
+    hidden, read = buffer.hidden[:n], buffer.oracle[:n]
+    assert read.shape == hidden.shape and bool(hidden.ne(0).any())
+    assert bool(((read == hidden) | (read == 0)).all())  # every entry is the hidden card's or zero
+    kept = float(read.ne(0).sum() / hidden.ne(0).sum())
+    assert kept == {0: 1.0, 1000: 0.0}.get(step, kept) and (step != 500 or 0.4 < kept < 0.6)
+    with torch.no_grad():  # the actor's input at the update is the rollout's: the same log-probabilities
+        logits = model.actor(torch.cat([buffer.observations[:n], read], 1)).masked_fill(~buffer.masks[:n], -1e9)
+    replayed = torch.log_softmax(logits, 1).gather(1, buffer.actions[:n, None])[:, 0]
+    assert torch.allclose(replayed, buffer.log_probs[:n], atol=1e-5)
+    play.add_snapshot("snap_1", model.actor, limit=2)  # the pool's copy plays the public observation alone
+    assert not play.kinds[play.snapshot_ids[-1]].actor.oracle  # type: ignore[union-attr]
+
+
+@pytest.mark.slow
+def test_an_oracle_guided_run_exports_a_fair_checkpoint_and_resumes(tmp_path: Path) -> None:
+    data = _tiny(tmp_path / "run", batched={"oracle_steps": 768, "oracle_decay_from": 256}, tensorboard=True,
+                 ppo={"init_from": STAND_IN, "hidden": [256, 256], "activation": "relu"})
+    run_dir = train(config_from_dict(data))
+    agent = PPOAgent.load(run_dir / "last.safetensors")
+    assert agent.metadata["config"]["batched"]["oracle_steps"] == 768
+    state, tensors = read_resume(run_dir)  # type: ignore[misc]
+    assert tensors["policy/actor.body.0.weight"].shape[1] == critic.critic_size(10)
+    actor = Actor(10, [256, 256], "relu", oracle=True)
+    actor.load_state_dict({k.removeprefix("policy/actor."): v for k, v in tensors.items()
+                           if k.startswith("policy/actor.")})
+    last = read_checkpoint(run_dir / "last.safetensors")[0]
+    assert all(np.array_equal(v, last[k]) for k, v in actor_tensors(actor).items())
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    events = EventAccumulator(str(run_dir / "tb"))
+    events.Reload()
+    keep = [e.value for e in events.Scalars("train/oracle_keep")]
+    assert keep[0] == 1.0 and keep[-1] < 0.5 and keep == sorted(keep, reverse=True)
+    resumed = train(config_from_dict({**data, "total_steps": state.steps + 256}), resume=True)
+    assert read_resume(resumed)[0].steps >= state.steps + 256  # type: ignore[index]
+
+
 # ---------------------------------------------------------------------- config
 @pytest.mark.parametrize(("change", "key"), [
     ({"trainer": "jax"}, "trainer"),
@@ -263,6 +357,9 @@ def test_a_truncated_episode_is_bootstrapped_from_the_learners_seat_when_truncat
     ({"batched": {"rule": "ppo:path=/nonexistent.safetensors"}}, "batched.rule"),
     ({"batched": {"num_tables": 0}}, "batched.num_tables"),
     ({"batched": {"device": "gpu0"}}, "batched.device"),
+    ({"batched": {"oracle_steps": 100}, "ppo": {"privileged_critic": False}}, "batched.oracle_steps"),
+    ({"batched": {"oracle_steps": 100, "oracle_decay_from": 200}}, "batched.oracle_decay_from"),
+    ({"trainer": "sb3", "batched": {"oracle_steps": 100}}, "batched.oracle_steps"),
 ])
 def test_batched_config_refusals_name_the_key(change: dict[str, Any], key: str) -> None:
     with pytest.raises(ConfigError, match=key.replace(".", r"\.")):

@@ -97,11 +97,35 @@ def _columns(weight: torch.Tensor) -> torch.Tensor:
 
 
 class Actor(Mlp):
-    """The policy: public observation -> 80 action logits (exactly ``agents.PPOAgent``'s network)."""
+    """The policy: public observation -> 80 action logits (exactly ``agents.PPOAgent``'s network).
 
-    def __init__(self, max_players: int, hidden: Sequence[int], activation: str) -> None:
-        super().__init__(input_scale(*observation_bounds(max_players)), hidden, NUM_ACTIONS, activation, 0.01)
-        self.max_players, self.hidden, self.activation = max_players, list(hidden), activation
+    ``oracle`` (``batched.oracle_steps``): the input is the public observation followed by the hidden cards
+    (the privileged critic's vector), which the rollout keeps at a falling rate and then zeroes;
+    ``fair_actor`` is the network it plays with them zeroed, the one exported."""
+
+    def __init__(self, max_players: int, hidden: Sequence[int], activation: str, oracle: bool = False) -> None:
+        bounds = critic_bounds(max_players) if oracle else observation_bounds(max_players)
+        super().__init__(input_scale(*bounds), hidden, NUM_ACTIONS, activation, 0.01)
+        self.max_players, self.hidden, self.activation, self.oracle = max_players, list(hidden), activation, oracle
+        self.public_size = observation_bounds(max_players)[0].size
+
+
+def fair_actor(actor: Actor) -> Actor:
+    """What an oracle-guided ``actor`` computes with the hidden cards zeroed, as an actor of the public observation
+    alone (its first layer's public columns; every other weight shared by value); ``actor`` itself if it is not one."""
+    if not actor.oracle:
+        return actor
+    fair = Actor(actor.max_players, actor.hidden, actor.activation).to(actor.scale.device)
+    first, *rest = actor.linears()
+    fair_first, *fair_rest = fair.linears()
+    with torch.no_grad():
+        fair.scale.copy_(actor.scale[:actor.public_size])
+        fair_first.weight.copy_(first.weight[:, :actor.public_size])
+        fair_first.bias.copy_(first.bias)
+        for mine, theirs in zip(fair_rest, rest, strict=True):
+            mine.weight.copy_(theirs.weight)
+            mine.bias.copy_(theirs.bias)
+    return fair
 
 
 class Critic(Mlp):
@@ -122,13 +146,15 @@ class ActorCritic(nn.Module):
     def __init__(self, config: TrainConfig) -> None:
         super().__init__()
         p, e = config.ppo, config.env
-        self.actor = Actor(e.max_players, p.hidden, p.activation)
+        self.actor = Actor(e.max_players, p.hidden, p.activation, oracle=config.batched.oracle_steps > 0)
         self.critic = Critic(e.max_players, p.hidden, p.activation, p.privileged_critic)
         self.optimizer: torch.optim.Optimizer = torch.optim.Adam(self.parameters(), lr=p.learning_rate, eps=1e-5)
 
 
 def actor_tensors(actor: Actor) -> dict[str, np.ndarray]:
-    """The actor in the checkpoint layout of ``agents.ppo_agent`` (``obs_scale``, ``hidden.<i>.*``, ``action.*``)."""
+    """The actor in the checkpoint layout of ``agents.ppo_agent`` (``obs_scale``, ``hidden.<i>.*``, ``action.*``);
+    an oracle-guided one as its ``fair_actor``."""
+    actor = fair_actor(actor)
     *hidden, head = actor.linears()
     tensors = {"obs_scale": actor.scale.detach().cpu().numpy()}
     for i, layer in enumerate(hidden):
@@ -147,12 +173,16 @@ def actor_from_tensors(tensors: dict[str, np.ndarray], metadata: dict[str, Any],
 
 
 def load_actor_tensors(actor: Actor, tensors: dict[str, np.ndarray]) -> None:
-    """Copy checkpoint tensors into ``actor`` (the same shapes; ``obs_scale`` included)."""
+    """Copy checkpoint tensors into ``actor`` (the same shapes; ``obs_scale`` included). An oracle-guided actor
+    takes them in its public columns and gets zero weights on the hidden cards', so it starts as the checkpoint."""
     *hidden, head = actor.linears()
+    n = actor.public_size
     with torch.no_grad():
-        actor.scale.copy_(torch.as_tensor(tensors["obs_scale"]))
+        actor.scale[:n].copy_(torch.as_tensor(tensors["obs_scale"]))
         for i, layer in enumerate(hidden):
-            layer.weight.copy_(torch.as_tensor(tensors[f"hidden.{i}.weight"]))
+            if i == 0 and actor.oracle:
+                layer.weight[:, n:].zero_()
+            layer.weight[:, :n if i == 0 else None].copy_(torch.as_tensor(tensors[f"hidden.{i}.weight"]))
             layer.bias.copy_(torch.as_tensor(tensors[f"hidden.{i}.bias"]))
         head.weight.copy_(torch.as_tensor(tensors["action.weight"]))
         head.bias.copy_(torch.as_tensor(tensors["action.bias"]))

@@ -39,6 +39,12 @@ What a run does, in the terms of ``training.run.config`` (the SB3 trainer's keys
   the next three cards of the draw pile, read from ``env.tables`` (``privileged_features``: the
   same vector as ``training.run.critic.privileged_features`` of the same position, tested); the
   actor reads the public observation only, and only the actor is exported.
+* **Oracle guiding** (``batched.oracle_steps``, Suphx's): the actor also reads the critic's hidden cards,
+  each entry kept with a chance of 1 until ``batched.oracle_decay_from``, falling linearly to 0 at
+  ``oracle_steps`` (``selfplay.oracle_keep``; the entries it read are stored with the step, so the update
+  replays them); past that it reads zeros there. Exports and the pool's snapshots are its ``fair_actor``
+  (the public columns only: the same function with the hidden cards zeroed), so evaluation and self-play
+  opponents never see a hidden card.
 * **Updates.** A rollout steps every table until at least ``ppo.n_envs * ppo.n_steps`` learner
   steps are stored (one env step adds up to one per table, so it overshoots by less than
   ``batched.num_tables``); GAE(``ppo.gae_lambda``) over each table's learner steps, bootstrapped at
@@ -86,7 +92,7 @@ from training.batched.networks import (
     load_actor_tensors,
     matmul_precision,
 )
-from training.batched.selfplay import Rollout, SelfPlay
+from training.batched.selfplay import Rollout, SelfPlay, oracle_keep
 from training.run.config import TrainConfig
 from training.run.interrupt import StopRequests
 from training.run.launch import Saved, starting_state
@@ -137,7 +143,8 @@ class Learner:
             tensors, meta = read_checkpoint(snapshot_path(self.run_dir, name))
             play.add_snapshot(name, actor_from_tensors(tensors, meta, device), config.pool.size)
         rollout_size = config.ppo.n_envs * config.ppo.n_steps
-        self.buffer = Rollout.empty(rollout_size + config.batched.num_tables, play.obs_size, play.hidden_size, device)
+        self.buffer = Rollout.empty(rollout_size + config.batched.num_tables, play.obs_size, play.hidden_size, device,
+                                    oracle=config.batched.oracle_steps > 0)
         if config.tensorboard:
             from torch.utils.tensorboard import SummaryWriter
 
@@ -177,6 +184,8 @@ class Learner:
             scalars = {**metrics, **play.statistics(), **play.rate(self.elo), "time/steps_per_second": n / elapsed,
                        "time/rollout_share": rollout_seconds / elapsed, "pool/snapshots": len(play.snapshot_ids),
                        "train/learning_rate": p.learning_rate, "train/clip_range": p.clip_range}
+            if self.config.batched.oracle_steps:
+                scalars["train/oracle_keep"] = oracle_keep(self.config.batched, self.num_timesteps - n)
             self.episodes += int(scalars["episodes/count"])
             self.log_scalars(scalars)
             progress.update(self.num_timesteps)
@@ -281,7 +290,8 @@ def ppo_update(model: ActorCritic, buffer: Rollout, advantages: torch.Tensor, re
         for index in order.chunk(minibatches):
             observations = buffer.observations[index]
             with matmul_precision(config, observations.device):
-                logits = model.actor(observations).masked_fill(~buffer.masks[index], MASKED)
+                actor_in = torch.cat([observations, buffer.oracle[index]], 1) if model.actor.oracle else observations
+                logits = model.actor(actor_in).masked_fill(~buffer.masks[index], MASKED)
                 critic_in = torch.cat([observations, buffer.hidden[index]], 1) if p.privileged_critic else observations
                 value = model.critic(critic_in)
             log_probs = torch.log_softmax(logits, dim=1)

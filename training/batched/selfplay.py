@@ -1,5 +1,5 @@
-"""Self-play on the batched engine: the opponents, the hidden cards for the privileged critic, the tables,
-who sits where (the pool's draw rule) and the rollout."""
+"""Self-play on the batched engine: the opponents, the hidden cards for the privileged critic (and the
+oracle-guided actor), the tables, who sits where (the pool's draw rule) and the rollout."""
 
 from __future__ import annotations
 
@@ -11,8 +11,15 @@ from typing import Any
 import numpy as np
 import torch
 
-from training.batched.networks import Actor, ActorCritic, actor_from_tensors, matmul_precision, sample_actions
-from training.run.config import ConfigError, TrainConfig
+from training.batched.networks import (
+    Actor,
+    ActorCritic,
+    actor_from_tensors,
+    fair_actor,
+    matmul_precision,
+    sample_actions,
+)
+from training.run.config import BatchedConfig, ConfigError, TrainConfig
 from training.run.critic import NEXT_DRAWS, privileged_size
 from training.run.interrupt import StopRequests
 from training.run.pool import Result, draw_opponents, update_ratings
@@ -95,12 +102,26 @@ def table_options(config: TrainConfig, num_tables: int, seed: int) -> dict[str, 
     return options
 
 
+def oracle_keep(batched: BatchedConfig, steps: int) -> float:
+    """The chance that each of the oracle's entries reaches the actor at learner step ``steps``
+    (``batched.oracle_steps``): 1 until ``oracle_decay_from``, then falling linearly to 0 at ``oracle_steps``."""
+    end, start = batched.oracle_steps, min(batched.oracle_decay_from, batched.oracle_steps)
+    if steps >= end:
+        return 0.0
+    if steps < start:
+        return 1.0
+    return 1.0 - (steps - start) / (end - start)
+
+
 @dataclass
 class Rollout:
-    """A rollout's learner steps (rows) and, per env step, each table's learner-step slot and reward."""
+    """A rollout's learner steps (rows) and, per env step, each table's learner-step slot and reward.
+    ``hidden``: the privileged critic's hidden cards; ``oracle``: what of them the actor read (zero columns
+    unless oracle-guided)."""
 
     observations: torch.Tensor
     hidden: torch.Tensor
+    oracle: torch.Tensor
     masks: torch.Tensor
     actions: torch.Tensor
     log_probs: torch.Tensor
@@ -108,20 +129,22 @@ class Rollout:
     size: int = 0
 
     @classmethod
-    def empty(cls, capacity: int, obs_size: int, hidden_size: int, device: torch.device) -> Rollout:
+    def empty(cls, capacity: int, obs_size: int, hidden_size: int, device: torch.device, oracle: bool = False) -> Rollout:
         """Buffers for ``capacity`` learner steps."""
         def zeros(*shape: int, dtype: torch.dtype = torch.float32) -> torch.Tensor:
             return torch.zeros(*shape, dtype=dtype, device=device)
 
-        return cls(zeros(capacity, obs_size), zeros(capacity, hidden_size), zeros(capacity, NUM_ACTIONS, dtype=torch.bool),
+        return cls(zeros(capacity, obs_size), zeros(capacity, hidden_size), zeros(capacity, hidden_size if oracle else 0),
+                   zeros(capacity, NUM_ACTIONS, dtype=torch.bool),
                    zeros(capacity, dtype=torch.int64), zeros(capacity), zeros(capacity))
 
-    def add(self, observations: torch.Tensor, hidden: torch.Tensor, masks: torch.Tensor, actions: torch.Tensor,
-            log_probs: torch.Tensor, values: torch.Tensor) -> torch.Tensor:
+    def add(self, observations: torch.Tensor, hidden: torch.Tensor, oracle: torch.Tensor, masks: torch.Tensor,
+            actions: torch.Tensor, log_probs: torch.Tensor, values: torch.Tensor) -> torch.Tensor:
         """Store rows; returns their slots."""
         k = observations.shape[0]
         part = slice(self.size, self.size + k)
         self.observations[part], self.hidden[part], self.masks[part] = observations, hidden, masks
+        self.oracle[part] = oracle
         self.actions[part], self.log_probs[part], self.values[part] = actions, log_probs, values
         self.size += k
         return torch.arange(part.start, part.stop, device=observations.device)
@@ -184,8 +207,9 @@ class SelfPlay:
 
     # ---------------------------------------------------------------- the pool
     def add_snapshot(self, name: str, actor: Actor, limit: int) -> None:
-        """A frozen copy of ``actor`` joins the pool as the newest snapshot (the oldest leaves past ``limit``)."""
-        frozen = copy.deepcopy(actor).eval().requires_grad_(False)
+        """A frozen copy of ``actor`` (an oracle-guided one's ``fair_actor``) joins the pool as the newest snapshot
+        (the oldest leaves past ``limit``)."""
+        frozen = copy.deepcopy(fair_actor(actor)).eval().requires_grad_(False)
         self.kinds[self._next_kind] = Opponent(name, frozen, deterministic=self.config.pool.deterministic)
         self.snapshot_ids.append(self._next_kind)
         self._next_kind += 1
@@ -218,6 +242,19 @@ class SelfPlay:
         if not self.hidden_size:
             return observations
         return torch.cat([observations, privileged_features(self.env.tables, rows, seat, self.config.env.max_players)], 1)
+
+    def actor_input(self, critic_rows: torch.Tensor) -> torch.Tensor:
+        """The learner's actor input from its critic's: the observations, then for an oracle-guided actor the hidden
+        cards, each entry kept with the chance ``oracle_keep`` gives now (else zero)."""
+        if not self.config.batched.oracle_steps:
+            return critic_rows[:, :self.obs_size]
+        observations, hidden = critic_rows[:, :self.obs_size], critic_rows[:, self.obs_size:]
+        keep = oracle_keep(self.config.batched, self.steps())
+        if keep <= 0:
+            hidden = torch.zeros_like(hidden)
+        elif keep < 1:
+            hidden = hidden * torch.rand(hidden.shape, generator=self.generator, device=hidden.device).lt(keep)
+        return torch.cat([observations, hidden], 1)
 
     def last_values(self, model: ActorCritic) -> torch.Tensor:
         """(B,) the critic's value of every table's position, from the learner's seat."""
@@ -263,11 +300,13 @@ class SelfPlay:
         if rows.numel():
             with torch.no_grad():
                 obs_rows, mask_rows = observation[rows], mask[rows]
-                chosen, log_prob = sample_actions(model.actor(obs_rows), mask_rows, self.generator)
                 critic_rows = self.critic_input(obs_rows, rows, self.learner_seat[rows])
+                actor_rows = self.actor_input(critic_rows)
+                chosen, log_prob = sample_actions(model.actor(actor_rows), mask_rows, self.generator)
                 value = model.critic(critic_rows)
             actions[rows] = chosen
-            slot[rows] = buffer.add(obs_rows, critic_rows[:, self.obs_size:], mask_rows, chosen, log_prob, value)
+            slot[rows] = buffer.add(obs_rows, critic_rows[:, self.obs_size:], actor_rows[:, self.obs_size:], mask_rows,
+                                    chosen, log_prob, value)
         kind_now = self.seat_kind.gather(1, current[:, None])[:, 0]
         kind_now = torch.where(~at_learner & ~forced, kind_now, -1)
         for kind_id, opponent in self.kinds.items():  # one forward pass per kind of opponent

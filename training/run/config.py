@@ -342,6 +342,15 @@ class BatchedConfig(_Section):
         default="float32", description="The dtype of the networks' matrix products (`torch.autocast`; weights, Adam and the "
         "losses stay float32, checkpoints are float32). bfloat16 is faster on CPUs with AVX512-BF16 and on recent "
         "GPUs, at about 3 significant digits per product.")
+    oracle_steps: int = Field(default=0, ge=0, le=MAX_STEPS, description="Oracle guiding (Suphx): for the first this many "
+                              "learner steps the actor also reads the hidden cards (the privileged critic's vector), each "
+                              "entry kept with a probability of 1 until `batched.oracle_decay_from`, then falling linearly "
+                              "to 0 here; after that it reads zeros there, the very function it exports. Checkpoints and "
+                              "the pool's snapshots hold that fair network (the public observation only). 0: off. Needs "
+                              "`ppo.privileged_critic`.")
+    oracle_decay_from: int = Field(default=0, ge=0, le=MAX_STEPS, description="The learner step where the keep "
+                                   "probability of the oracle's entries starts to fall (at most "
+                                   "`batched.oracle_steps`).")
 
     @field_validator("device")
     @classmethod
@@ -349,6 +358,13 @@ class BatchedConfig(_Section):
         if not re.fullmatch(r"cpu|cuda(:[0-9]{1,2})?|mps", device):
             raise ValueError(f"must be cpu, cuda, cuda:<index> or mps, got {shown(device)}")
         return device
+
+    @model_validator(mode="after")
+    def _oracle(self) -> Self:
+        if self.oracle_decay_from > self.oracle_steps:
+            raise Refusal("oracle_decay_from", f"must be at most batched.oracle_steps ({self.oracle_steps}), the step "
+                          f"where the oracle is gone; got {self.oracle_decay_from}")
+        return self
 
 
 class RLlibConfig(_Section):
@@ -445,6 +461,9 @@ class TrainConfig(_Section):
             check_init_from(self)
         if self.trainer == "batched":
             _check_batched(self)
+        elif self.batched.oracle_steps:
+            raise Refusal("batched.oracle_steps", f"oracle guiding is the batched trainer's (trainer: batched); the "
+                          f"{self.trainer} trainer would ignore it: leave it at 0")
         if self.trainer == "rllib":
             _check_rllib(self)
         return self
@@ -494,6 +513,9 @@ def _check_batched(c: TrainConfig) -> None:
             raise Refusal(key, str(err)) from None
         return parsed.name == "ppo" and bool(parsed.options.get("checkpoint") or parsed.options.get("path"))
 
+    if c.batched.oracle_steps and not c.ppo.privileged_critic:
+        raise Refusal("batched.oracle_steps", "the oracle's entries are the privileged critic's hidden cards: set "
+                      "ppo.privileged_critic: true, or batched.oracle_steps: 0")
     if not checkpoint_spec("batched.rule", c.batched.rule):
         raise Refusal("batched.rule", f"{shown(c.batched.rule)} is not a checkpoint spec (ppo:NAME or ppo:path=PATH)")
     try:
