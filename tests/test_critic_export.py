@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
@@ -13,6 +14,7 @@ from agents.critic import PrivilegedCritic, read_critic, write_critic  # noqa: E
 from agents.ppo_agent import CheckpointError, write_checkpoint  # noqa: E402
 from training.batched.networks import Actor, Critic, actor_tensors  # noqa: E402
 from training.run.critic import critic_size  # noqa: E402
+from training.run.resume import METADATA_KEY, ResumeError, capture  # noqa: E402
 from training.tools.export_critic import export_critic  # noqa: E402
 from uno_env.observation import observation_size  # noqa: E402
 
@@ -20,15 +22,20 @@ MAX_PLAYERS, HIDDEN = 2, [8, 6]
 
 
 def _run_files(tmp_path: Path, activation: str) -> tuple[Critic, Path, Path]:
-    """A torch critic saved as a batched run's resume model, and the run's actor checkpoint."""
-    from safetensors.numpy import save_file
+    """A torch critic saved as a batched run's resume model (``capture``'s tensors, as ``write_resume`` saves
+    them), and the run's actor checkpoint."""
+    from safetensors.torch import save_file
 
     torch.manual_seed(0)
     critic = Critic(MAX_PLAYERS, HIDDEN, activation, privileged=True)
-    model = {f"policy/critic.{k}": v.detach().numpy().copy() for k, v in critic.state_dict().items()}
-    model["optimizer/0/step"] = np.zeros((), np.float32)  # a resume model holds more than the critic
+    holder = torch.nn.Module()
+    holder.critic = critic
+    optimizer = torch.optim.Adam(holder.parameters())
+    critic(torch.zeros(1, critic_size(MAX_PLAYERS))).sum().backward()
+    optimizer.step()  # a resume model holds more than the critic: Adam's state, the generators
+    model, _ = capture(holder, optimizer)
     model_path = tmp_path / "model_1.safetensors"
-    save_file(model, str(model_path))
+    save_file(model, str(model_path), metadata={METADATA_KEY: json.dumps({"steps": 1})})
     actor_path = tmp_path / "best.safetensors"
     write_checkpoint(actor_path, actor_tensors(Actor(MAX_PLAYERS, HIDDEN, activation)),
                      {"max_players": MAX_PLAYERS, "hidden": HIDDEN, "activation": activation,
@@ -53,13 +60,31 @@ def test_exported_critic_in_numpy_equals_the_torch_critic(tmp_path: Path, activa
 
 
 def test_a_resume_model_without_a_critic_is_refused(tmp_path: Path) -> None:
+    from safetensors.torch import save_file
+
+    _, _, actor_path = _run_files(tmp_path, "relu")
+    holder = torch.nn.Module()
+    holder.actor = torch.nn.Linear(3, 2)
+    bare = tmp_path / "bare.safetensors"
+    save_file(capture(holder, torch.optim.Adam(holder.parameters()))[0], str(bare),
+              metadata={METADATA_KEY: json.dumps({"steps": 1})})
+    with pytest.raises(CheckpointError, match="no critic tensor"):
+        export_critic(bare, actor_path, tmp_path / "out.safetensors")
+    assert not (tmp_path / "out.safetensors").exists()
+
+
+def test_a_file_that_is_no_resume_model_is_refused_from_its_header(tmp_path: Path) -> None:
     from safetensors.numpy import save_file
 
     _, _, actor_path = _run_files(tmp_path, "relu")
-    bare = tmp_path / "bare.safetensors"
-    save_file({"policy/actor.scale": np.ones(3, np.float32)}, str(bare))
-    with pytest.raises(CheckpointError, match="no critic tensor"):
-        export_critic(bare, actor_path, tmp_path / "out.safetensors")
+    foreign = tmp_path / "foreign.safetensors"
+    save_file({"policy/critic.scale": np.ones(3, np.float32)}, str(foreign))  # no step count, no generator state
+    with pytest.raises(ResumeError, match="model_<steps>.safetensors"):
+        export_critic(foreign, actor_path, tmp_path / "out.safetensors")
+    huge = tmp_path / "huge.safetensors"
+    huge.write_bytes((10**12).to_bytes(8, "little") + b"{}")  # a header that claims a terabyte
+    with pytest.raises(ResumeError):
+        export_critic(huge, actor_path, tmp_path / "out.safetensors")
     assert not (tmp_path / "out.safetensors").exists()
 
 

@@ -348,6 +348,32 @@ def test_an_oracle_guided_run_exports_a_fair_checkpoint_and_resumes(tmp_path: Pa
     assert read_resume(resumed)[0].steps >= state.steps + 256  # type: ignore[index]
 
 
+def test_oracle_use_measures_how_often_the_hidden_cards_change_the_choice(tmp_path: Path) -> None:
+    from training.tools.oracle_use import main, oracle_actor, oracle_use, positions
+
+    config = config_from_dict(_tiny(batched={"oracle_steps": 100}, env={"max_players": 4}))
+    observations, hidden, masks = positions(4, 4, tables=32, steps=30)
+    assert observations.shape[0] == hidden.shape[0] > 0 and masks.sum(1).gt(1).all() and bool(hidden.ne(0).any())
+    torch.manual_seed(0)
+    started = ActorCritic(config).actor  # warm-started: zero weights on the hidden cards
+    load_actor_tensors(started, actor_tensors(Actor(4, [16], "tanh")))
+    assert oracle_use(started, observations, hidden, masks).changed == 0.0
+    with torch.no_grad():
+        started.linears()[0].weight[:, started.public_size:].normal_(0, 5.0)  # now it leans on them
+    leaning = oracle_use(started, observations, hidden, masks)
+    assert leaning.changed > 0.05 and leaning.kl > 0
+    assert oracle_use(oracle_actor(config, {f"policy/actor.{k}": v for k, v in started.state_dict().items()}),
+                      observations, hidden, masks) == leaning
+    # the command reads a run's config and its newest resume model, and refuses a run without the oracle
+    run_dir = train(config_from_dict(_tiny(tmp_path / "run", batched={"oracle_steps": 512}, total_steps=256,
+                                           checkpoint_every=256, pool={"snapshot_every": 256})))
+    assert main([str(run_dir), "--tables", "16"]) == 0
+    plain = train(config_from_dict(_tiny(tmp_path / "plain", total_steps=256, checkpoint_every=256,
+                                         pool={"snapshot_every": 256})))
+    assert main([str(plain)]) == 2
+    assert main([str(run_dir), "--players", "11"]) == 2
+
+
 # ---------------------------------------------------------------------- config
 @pytest.mark.parametrize(("change", "key"), [
     ({"trainer": "jax"}, "trainer"),

@@ -55,8 +55,8 @@ from uno_env.files import (
 if TYPE_CHECKING:
     import torch
 
-__all__ = ["FORMAT", "FORMAT_VERSION", "ResumeError", "capture", "previous_run_files", "read_resume", "remove_stale_temporaries", "restore",
-           "write_resume"]
+__all__ = ["FORMAT", "FORMAT_VERSION", "ResumeError", "capture", "previous_run_files", "read_resume", "read_resume_model",
+           "remove_stale_temporaries", "restore", "write_resume"]
 
 FORMAT = "uno_env.resume"
 FORMAT_VERSION = 1
@@ -233,7 +233,6 @@ def read_resume(run_dir: Path) -> tuple[RunState, dict[str, torch.Tensor]] | Non
     for a directory that holds a previous run's files (evaluations, ``best``, snapshots, a
     checkpoint past step 0) but no ``state.json``: resuming it from step 0 would delete them.
     """
-    from safetensors import safe_open
 
     resume = run_dir / "resume"
     state_path = resume / "state.json"
@@ -272,31 +271,43 @@ def read_resume(run_dir: Path) -> tuple[RunState, dict[str, torch.Tensor]] | Non
     _check_state(state, state_path, run_dir)
     _check_checkpoints(state, run_dir)
     _check_run_files(state, run_dir)
-    model_path = resume / state["model"]
+    try:
+        tensors = read_resume_model(resume / state["model"], state["steps"])
+    except FileNotFoundError:
+        raise ResumeError(f"{state_path} names {state['model']}, which is missing") from None
+    return RunState.from_json(state), tensors
+
+
+def read_resume_model(model_path: Path, steps: int | None = None) -> dict[str, torch.Tensor]:
+    """The tensors of one ``resume/model_<steps>.safetensors`` (``capture``'s), its header checked before a tensor
+    is read (``steps``: the step ``state.json`` names, else any). Raises ``ResumeError`` for a damaged, foreign
+    or oversized file and ``FileNotFoundError`` for a missing one."""
+    from safetensors import safe_open
+
+    allowed = "the model_<steps>.safetensors of a run's resume/ (written by this uno_env)"
     try:
         header = safetensors_header(model_path, MAX_MODEL_BYTES)  # before a tensor is read: sizes, offsets, dtypes
     except FileNotFoundError:
-        raise ResumeError(f"{state_path} names {state['model']}, which is missing") from None
+        raise
     except (SafetensorsHeaderError, OSError) as err:
         raise ResumeError(f"{err}; --resume reads {allowed}") from None
-    _check_model_header(header, model_path, state["steps"])
+    _check_model_header(header, model_path, steps)
     try:
         with safe_open(str(model_path), framework="pt") as handle:
-            tensors = {k: handle.get_tensor(k) for k in handle.keys()}  # noqa: SIM118 (not a dict)
+            return {k: handle.get_tensor(k) for k in handle.keys()}  # noqa: SIM118 (not a dict)
     except FileNotFoundError:
-        raise ResumeError(f"{state_path} names {state['model']}, which is missing") from None
+        raise
     except Exception as err:  # safetensors raises its own SafetensorError on a damaged or foreign file
         raise ResumeError(f"{model_path}: not a readable safetensors file ({err}); --resume reads {allowed}") from None
-    return RunState.from_json(state), tensors
 
 
 _OPTIMIZER_NAME = re.compile(r"optimizer/(0|[1-9][0-9]{0,5})/(step|exp_avg|exp_avg_sq)")
 _POLICY_NAME = re.compile(r"policy/[A-Za-z0-9_.]{1,200}")
 
 
-def _check_model_header(header: Mapping[str, Any], model_path: Path, steps: int) -> None:
+def _check_model_header(header: Mapping[str, Any], model_path: Path, steps: int | None) -> None:
     """Raise ResumeError unless a checked safetensors header (``safetensors_header``) is one ``capture`` writes:
-    ``{"steps": steps}`` in its metadata, the generator states, policy tensors and per-parameter Adam state
+    ``{"steps": steps}`` in its metadata (any step count when ``steps`` is None), the generator states, policy tensors and per-parameter Adam state
     (``step`` a float32 scalar, ``exp_avg`` and ``exp_avg_sq`` float32 of one shape); no tensor is read. The
     policy's shapes are checked against the rebuilt network by ``restore``."""
     def fail(message: str) -> ResumeError:
@@ -309,8 +320,10 @@ def _check_model_header(header: Mapping[str, Any], model_path: Path, steps: int)
         saved_steps = json.loads(strings.get(METADATA_KEY, "null"), parse_constant=_refuse_constant)["steps"]
     except (ValueError, TypeError, KeyError, RecursionError):
         saved_steps = None
-    if type(saved_steps) is not int or saved_steps != steps:
-        raise ResumeError(f"{model_path}: its header says steps {str(saved_steps)[:40]}, state.json says {steps}")
+    if type(saved_steps) is not int or saved_steps < 0:
+        raise fail(f"says steps {str(saved_steps)[:40]}, not a step count")
+    if steps is not None and saved_steps != steps:
+        raise ResumeError(f"{model_path}: its header says steps {saved_steps}, state.json says {steps}")
     specs = {name: spec for name, spec in header.items() if name != "__metadata__"}
     for name in ("rng/torch", "rng/numpy"):
         if name not in specs:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import sys
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -39,11 +40,12 @@ def critic_tensors(model: dict[str, np.ndarray], depth: int) -> dict[str, np.nda
 
 def export_critic(model_path: str | os.PathLike[str], actor_path: str | os.PathLike[str],
                   out_path: str | os.PathLike[str]) -> dict[str, Any]:
-    """Write the critic of the resume model ``model_path`` to ``out_path``; return its metadata."""
-    from safetensors.numpy import load_file
+    """Write the critic of the resume model ``model_path`` to ``out_path``; return its metadata. The model's header
+    is checked before a tensor is read (``training.run.resume.read_resume_model``)."""
+    from training.run.resume import read_resume_model
 
     _, actor_meta = read_checkpoint(actor_path)
-    model = load_file(os.fspath(model_path))
+    model = {name: tensor.numpy() for name, tensor in read_resume_model(Path(model_path)).items()}
     tensors = critic_tensors(model, len(actor_meta["hidden"]))
     metadata = {"max_players": actor_meta["max_players"], "hidden": actor_meta["hidden"],
                 "activation": actor_meta["activation"], "input_size": int(tensors["input_scale"].shape[0]),
@@ -59,7 +61,13 @@ def main(argv: list[str] | None = None) -> int:
     if len(args) != 3:
         print(__doc__, file=sys.stderr)
         return 2
-    print(export_critic(*args))
+    from training.run.resume import ResumeError
+
+    try:
+        print(export_critic(*args))
+    except (CheckpointError, ResumeError, OSError) as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
     return 0
 
 
