@@ -242,18 +242,19 @@ def test_the_apps_offer_it_and_say_how_strong_it_is_and_how_long_it_thinks() -> 
 
     note = OPPONENT_NOTES["guided"]
     assert "guided" in offered() and set(OPPONENT_NOTES) <= set(offered())
-    assert GuidedAgent(PPOAgent.load(G_ACTOR)).playouts == GuidedAgent.DEFAULT_PLAYOUTS == 256
-    assert note.startswith("searches") and "256 playouts a move" in note
+    assert GuidedAgent(PPOAgent.load(G_ACTOR)).playouts == GuidedAgent.DEFAULT_PLAYOUTS == 512
+    assert note.startswith("searches") and "512 playouts a move" in note
     # the figures the apps quote are the kept measurements at the default budget: the median CPU a searched move
     # takes with the shipped guides at 2 and 4 players (lowest to highest), and the 2-player win rate against
-    # RuleAgent pooled over every kept 256-playout measurement
-    two = [r for r in _kept_rows("guided_strength_2p_long.jsonl") if r["budget"] == 256]
-    four = [r for r in _kept_rows("guided_strength_4p_256.jsonl") if r["budget"] == 256 and "(classic_4p," in r["spec"]]
+    # RuleAgent over the 2,000 rounds measured at that budget
+    two = [r for r in _kept_rows("guided_strength_2p_512.jsonl") if r["budget"] == 512]
+    four = [r for r in _kept_rows("guided_timing_4p_512.jsonl") if r["budget"] == 512 and "(classic_4p," in r["spec"]]
     medians = [r["cpu_s_median"] for r in two + four]
     seconds = f"about {min(medians):.2f}-{max(medians):.2f} s a move"
-    assert len(two) == 2 and seconds == "about 0.12-0.19 s a move" and seconds in note
-    pooled = sum(r["wins"] for r in two) / sum(r["games"] for r in two)
-    assert f"strongest per round at classic 2 players ({100 * pooled:.0f}% of rounds against rule)" in note
+    assert len(two) == 2 and len(four) == 1 and seconds in note
+    rate = sum(r["wins"] for r in two) / sum(r["games"] for r in two)
+    assert sum(r["games"] for r in two) == 2000
+    assert f"strongest per round at classic 2 players ({100 * rate:.0f}% of rounds against rule)" in note
     # ppo at 2 players: the checkpoint ppo picks there and the whole-game rate its card records
     card = json.loads((SHIPPED_DIR / "classic_2p_long_points.json").read_text(encoding="utf-8"))
     (games,) = [r for r in card["evaluation"] if r["unit"] == "game" and r["opponent"] == "rule"]
@@ -262,7 +263,7 @@ def test_the_apps_offer_it_and_say_how_strong_it_is_and_how_long_it_thinks() -> 
         in OPPONENT_NOTES["ppo"]
     assert "200 playouts" in OPPONENT_NOTES["ismcts"] and ISMCTSAgent().iterations == 200
     shown = " ".join(terminal.build_parser().format_help().split())
-    assert "guided (a search of 256 playouts a move" in shown and seconds in shown
+    assert "guided (a search of 512 playouts a move" in shown and seconds in shown
     assert "the strongest per round at classic 2 players" in shown
 
 

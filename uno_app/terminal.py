@@ -685,7 +685,7 @@ def build_parser() -> argparse.ArgumentParser:
                              "your left: random, rule, simple, ismcts, ppo, ppo:NAME, ppo:PATH, guided ("
                              f"a search of {GuidedAgent.DEFAULT_PLAYOUTS} playouts a move guided by a "
                              "trained policy and critic, the strongest per round at classic 2 players, about "
-                             "0.12-0.19 s a move on one core (docs/agents.md); guided:time_budget=0.5 "
+                             "0.24-0.42 s a move on one core (docs/agents.md); guided:time_budget=0.5 "
                              "stops each search after about half a second), "
                              "rule:challenge=false, package.module:Class... (default ppo; " + PPO_HELP
                              + "; rule when none can be loaded)")

@@ -32,8 +32,8 @@ OPPONENTS = ("ppo", "rule", "ismcts", "simple", "random", "guided")
 # tests/test_guided.py checks them against those files).
 OPPONENT_NOTES = {
     "guided": f"searches {GuidedAgent.DEFAULT_PLAYOUTS} playouts a move with a trained policy and critic, "
-              "about 0.12-0.19 s a move on one core of the machine measured in docs/agents.md; "
-              "the strongest per round at classic 2 players (61% of rounds against rule)",
+              "about 0.24-0.42 s a move on one core of the machine measured in docs/agents.md; "
+              "the strongest per round at classic 2 players (63% of rounds against rule)",
     "ismcts": "searches 200 playouts a move with a rule-agent prior",
     "ppo": "a trained policy, answers at once; the strongest over whole games at classic 2 players "
            "(72% of games to 500 against rule)",
