@@ -21,7 +21,7 @@ from uno_env.observation import observation_size  # noqa: E402
 MAX_PLAYERS, HIDDEN = 2, [8, 6]
 
 
-def _run_files(tmp_path: Path, activation: str) -> tuple[Critic, Path, Path]:
+def resume_model_files(tmp_path: Path, activation: str) -> tuple[Critic, Path, Path]:
     """A torch critic saved as a batched run's resume model (``capture``'s tensors, as ``write_resume`` saves
     them), and the run's actor checkpoint."""
     from safetensors.torch import save_file
@@ -46,7 +46,7 @@ def _run_files(tmp_path: Path, activation: str) -> tuple[Critic, Path, Path]:
 
 @pytest.mark.parametrize("activation", ["relu", "tanh"])
 def test_exported_critic_in_numpy_equals_the_torch_critic(tmp_path: Path, activation: str) -> None:
-    critic, model_path, actor_path = _run_files(tmp_path, activation)
+    critic, model_path, actor_path = resume_model_files(tmp_path, activation)
     out = tmp_path / "critic.safetensors"
     meta = export_critic(model_path, actor_path, out)
     assert meta["input_size"] == critic_size(MAX_PLAYERS)
@@ -62,7 +62,7 @@ def test_exported_critic_in_numpy_equals_the_torch_critic(tmp_path: Path, activa
 def test_a_resume_model_without_a_critic_is_refused(tmp_path: Path) -> None:
     from safetensors.torch import save_file
 
-    _, _, actor_path = _run_files(tmp_path, "relu")
+    _, _, actor_path = resume_model_files(tmp_path, "relu")
     holder = torch.nn.Module()
     holder.actor = torch.nn.Linear(3, 2)
     bare = tmp_path / "bare.safetensors"
@@ -76,7 +76,7 @@ def test_a_resume_model_without_a_critic_is_refused(tmp_path: Path) -> None:
 def test_a_file_that_is_no_resume_model_is_refused_from_its_header(tmp_path: Path) -> None:
     from safetensors.numpy import save_file
 
-    _, _, actor_path = _run_files(tmp_path, "relu")
+    _, _, actor_path = resume_model_files(tmp_path, "relu")
     foreign = tmp_path / "foreign.safetensors"
     save_file({"policy/critic.scale": np.ones(3, np.float32)}, str(foreign))  # no step count, no generator state
     with pytest.raises(ResumeError, match="model_<steps>.safetensors"):
@@ -89,7 +89,7 @@ def test_a_file_that_is_no_resume_model_is_refused_from_its_header(tmp_path: Pat
 
 
 def test_damaged_critics_are_refused_with_what_is_wrong(tmp_path: Path) -> None:
-    critic, model_path, actor_path = _run_files(tmp_path, "relu")
+    critic, model_path, actor_path = resume_model_files(tmp_path, "relu")
     good = tmp_path / "critic.safetensors"
     export_critic(model_path, actor_path, good)
     tensors, meta = read_critic(good)
@@ -112,7 +112,7 @@ def test_damaged_critics_are_refused_with_what_is_wrong(tmp_path: Path) -> None:
 def test_a_critic_whose_max_players_is_no_table_size_is_a_checkpoint_error(tmp_path: Path, max_players: float) -> None:
     """max_players 102 was a raw ValueError from observation_size, 1e999 an OverflowError; found by
     ``tests/soak/soak_checkpoints.py``."""
-    _, model_path, actor_path = _run_files(tmp_path, "relu")
+    _, model_path, actor_path = resume_model_files(tmp_path, "relu")
     good = tmp_path / "critic.safetensors"
     export_critic(model_path, actor_path, good)
     tensors, meta = read_critic(good)

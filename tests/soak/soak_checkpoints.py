@@ -201,26 +201,12 @@ class CheckpointSoak(ScratchFolder):
 
 def exported_critic(folder: Path) -> bytes:
     """The bytes of a critic file exported (``export_critic``) from a batched run's resume model (a small
-    seeded critic saved as one) and its actor checkpoint."""
-
-    import numpy as np
-    from safetensors.numpy import save_file
-
-    from agents.ppo_agent import write_checkpoint
-    from training.batched.networks import Actor, Critic, actor_tensors
+    seeded critic saved as one, ``tests.test_critic_export.resume_model_files``) and its actor checkpoint."""
+    from tests.test_critic_export import resume_model_files
     from training.tools.export_critic import export_critic
-    from uno_env.observation import observation_size
 
-    torch.manual_seed(0)
-    hidden = [8, 6]
-    critic = Critic(2, hidden, "relu", privileged=True)
-    model = {f"policy/critic.{k}": v.detach().numpy().copy() for k, v in critic.state_dict().items()}
-    model["optimizer/0/step"] = np.zeros((), np.float32)
-    save_file(model, str(folder / "model_1.safetensors"))
-    write_checkpoint(folder / "actor.safetensors", actor_tensors(Actor(2, hidden, "relu")),
-                     {"max_players": 2, "hidden": hidden, "activation": "relu", "observation_size": observation_size(2),
-                      "editions": ["classic"], "num_players": [2]})
-    export_critic(folder / "model_1.safetensors", folder / "actor.safetensors", folder / "critic.safetensors")
+    _, model_path, actor_path = resume_model_files(folder, "relu")
+    export_critic(model_path, actor_path, folder / "critic.safetensors")
     return (folder / "critic.safetensors").read_bytes()
 
 
