@@ -100,7 +100,7 @@ def build_batched(players: int, quick: bool) -> Learner:
 
     from training.batched.networks import ActorCritic
     from training.batched.ppo import gae, ppo_update
-    from training.batched.selfplay import Rollout, SelfPlay
+    from training.batched.selfplay import SelfPlay
     from training.run.config import config_from_dict
 
     data = _batched_config(players, quick)
@@ -113,7 +113,7 @@ def build_batched(players: int, quick: bool) -> Learner:
     model = ActorCritic(config).to(device)
     play = SelfPlay(config, device, SEED, generator, lambda: 0)
     size = config.ppo.n_envs * config.ppo.n_steps
-    buffer = Rollout.empty(size + config.batched.num_tables, play.obs_size, play.hidden_size, device)
+    buffer = play.new_buffer(size)
 
     def cycle() -> int:
         rollout = play.rollout(model, buffer, size)

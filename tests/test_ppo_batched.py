@@ -86,8 +86,7 @@ def _play(data: dict[str, Any], seed: int = 0) -> tuple[SelfPlay, ActorCritic]:
 
 
 def _rollout(play: SelfPlay, model: ActorCritic, size: int = 256) -> tuple[Rollout, Any]:
-    buffer = Rollout.empty(size + play.num_tables, play.obs_size, play.hidden_size, torch.device("cpu"),
-                           oracle=model.actor.oracle)
+    buffer = play.new_buffer(size)
     steps = play.rollout(model, buffer, size)
     assert steps is not None
     return buffer, steps

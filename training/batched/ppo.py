@@ -142,9 +142,7 @@ class Learner:
         for name in state.snapshots:
             tensors, meta = read_checkpoint(snapshot_path(self.run_dir, name))
             play.add_snapshot(name, actor_from_tensors(tensors, meta, device), config.pool.size)
-        rollout_size = config.ppo.n_envs * config.ppo.n_steps
-        self.buffer = Rollout.empty(rollout_size + config.batched.num_tables, play.obs_size, play.hidden_size, device,
-                                    oracle=config.batched.oracle_steps > 0)
+        self.buffer = play.new_buffer(config.ppo.n_envs * config.ppo.n_steps)
         if config.tensorboard:
             from torch.utils.tensorboard import SummaryWriter
 

@@ -236,6 +236,11 @@ class SelfPlay:
         self.learner_seat = torch.where(m, seat, self.learner_seat)
         self.seat_kind = torch.where(m[:, None], kind, self.seat_kind)
 
+    def new_buffer(self, size: int) -> Rollout:
+        """A rollout buffer for ``size`` learner steps and the overshoot of one env step (a row per table)."""
+        return Rollout.empty(size + self.num_tables, self.obs_size, self.hidden_size, self.device,
+                             oracle=self.config.batched.oracle_steps > 0)
+
     # ---------------------------------------------------------------- inputs of the critic
     def critic_input(self, observations: torch.Tensor, rows: torch.Tensor, seat: torch.Tensor) -> torch.Tensor:
         """The observations, followed by the hidden cards when the critic is privileged."""

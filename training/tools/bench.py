@@ -71,7 +71,7 @@ def _batched_rate(data: dict[str, Any], steps: int, threads: int, profile: bool 
 
     from training.batched.networks import ActorCritic
     from training.batched.ppo import gae, ppo_update
-    from training.batched.selfplay import Rollout, SelfPlay
+    from training.batched.selfplay import SelfPlay
     from training.run.config import config_from_dict
 
     torch.set_num_threads(threads)
@@ -82,7 +82,7 @@ def _batched_rate(data: dict[str, Any], steps: int, threads: int, profile: bool 
     model = ActorCritic(config).to(device)
     play = SelfPlay(config, device, 0, generator, lambda: 0)
     size = config.ppo.n_envs * config.ppo.n_steps
-    buffer = Rollout.empty(size + config.batched.num_tables, play.obs_size, play.hidden_size, device)
+    buffer = play.new_buffer(size)
 
     def sync() -> None:
         if device.type == "cuda":
