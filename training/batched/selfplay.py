@@ -105,7 +105,7 @@ def table_options(config: TrainConfig, num_tables: int, seed: int) -> dict[str, 
 def oracle_keep(batched: BatchedConfig, steps: int) -> float:
     """The chance that each of the oracle's entries reaches the actor at learner step ``steps``
     (``batched.oracle_steps``): 1 until ``oracle_decay_from``, then falling linearly to 0 at ``oracle_steps``."""
-    end, start = batched.oracle_steps, min(batched.oracle_decay_from, batched.oracle_steps)
+    end, start = batched.oracle_steps, batched.oracle_decay_from  # the config keeps start <= end
     if steps >= end:
         return 0.0
     if steps < start:
