@@ -62,6 +62,29 @@ def test_the_console_script_is_the_cli_and_uno_app_is_packaged() -> None:
     assert "uno_app*" in project["tool"]["setuptools"]["packages"]["find"]["include"]
 
 
+BLAS_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
+
+
+@pytest.mark.parametrize("preset", [None, "3"])
+def test_the_cli_runs_one_blas_thread_a_process_unless_told_otherwise(preset: str | None) -> None:
+    """Importing the entry point sets each BLAS thread variable to 1 before numpy loads; a value the user set stays."""
+    env = {k: v for k, v in os.environ.items() if k not in BLAS_VARS}
+    if preset is not None:
+        env["OPENBLAS_NUM_THREADS"] = preset
+    probe = ("import os, sys\n"
+             "seen = []  # the variables as numpy starts to load\n"
+             "def hook(event, args):\n"
+             "    if event == 'import' and args[0] == 'numpy' and not seen:\n"
+             f"        seen.append([os.environ.get(v) for v in {BLAS_VARS!r}])\n"
+             "sys.addaudithook(hook)\n"
+             "import uno_app.cli\n"
+             "print(*seen[0])\n")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, env=env,
+                          cwd=ROOT)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["1", preset or "1", "1"]
+
+
 def test_unknown_commands_are_refused_with_a_suggestion(capsys: pytest.CaptureFixture[str]) -> None:
     assert cli.main(["pley"]) == 2
     err = capsys.readouterr().err

@@ -15,18 +15,29 @@ Each command lives in its own module and is imported only when it runs, so ``uno
 starts without the training libraries; ``train`` and ``demo`` need the ``train`` extra
 (``pip install "uno-env[train]"``), ``serve`` the ``web`` extra, and each says so in one line
 when its extra is missing.
+
+Every command runs its networks with one BLAS thread per process (``OMP_NUM_THREADS``,
+``OPENBLAS_NUM_THREADS`` and ``MKL_NUM_THREADS`` default to 1 before numpy loads; a value already
+set is kept): the agents' matrices are small, a search or a tournament worker is one process a core,
+and OpenBLAS's default of a thread per core made ``guided`` about four times slower on a busy
+2-core machine (docs/agents.md, "How long it thinks").
 """
 
 from __future__ import annotations
 
-import argparse
-import difflib
-import importlib
-import sys
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+import os
 
-from agents.human import InputEnded
+for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")  # before numpy is imported (below, by agents)
+
+import argparse  # noqa: E402
+import difflib  # noqa: E402
+import importlib  # noqa: E402
+import sys  # noqa: E402
+from collections.abc import Callable, Sequence  # noqa: E402
+from dataclasses import dataclass  # noqa: E402
+
+from agents.human import InputEnded  # noqa: E402
 
 __all__ = ["COMMANDS", "Command", "build_parser", "main", "version"]
 
