@@ -18,11 +18,12 @@ from typing import Any
 
 CARDS = Path(__file__).resolve().parents[1] / "docs" / "experiments" / "benchmark_cards"
 # The rows, in this order: the baselines, the table's default ``ppo``, then every shipped checkpoint by name
-# (tests/test_benchmark.py checks that none is missing). The search agent ``guided`` has no card yet: a
-# quick card of it plays about 8,000 searched rounds (about two hours of one core here).
+# (tests/test_benchmark.py checks that none is missing), then the search agent ``guided`` at 64 playouts a
+# move (a quick card at its default 512 would take about eight times the 90 minutes of one core this one took).
 ORDER = ("random", "simple", "rule", "ismcts:iterations=100", "ppo", "ppo:classic", "ppo:classic_points",
          "ppo:classic_2p", "ppo:classic_2p_points", "ppo:classic_2p_long", "ppo:classic_2p_long_points",
-         "ppo:classic_4p_points", "ppo:classic_3to6", "ppo:universal", "ppo:universal_batched", "ppo:rule_net")
+         "ppo:classic_4p_points", "ppo:classic_3to6", "ppo:universal", "ppo:universal_batched", "ppo:rule_net",
+         "guided:playouts=64")
 SHOWN = ("random", "rule", "ppo")  # the references given a column
 
 

@@ -265,9 +265,10 @@ def test_the_docs_reference_table_is_the_one_the_kept_quick_cards_make() -> None
 
 
 def test_the_reference_table_has_a_row_for_every_shipped_checkpoint() -> None:
-    """The README says every shipped agent's card is in the table: each checkpoint by name, and the baselines."""
+    """The README says every shipped agent's card is in the table: each checkpoint by name, the baselines and the search."""
     from agents.registry import shipped_checkpoints
     from benchmarks.reference_table import ORDER
 
     assert shipped_checkpoints()
     assert {f"ppo:{name}" for name in shipped_checkpoints()} | {"random", "simple", "rule", "ppo"} <= set(ORDER)
+    assert [spec for spec in ORDER if spec.split(":")[0] == "guided"] == ["guided:playouts=64"]
