@@ -312,8 +312,7 @@ class ISMCTSAgent(Agent):
         done = 0
         moves = self._tracker.moves if self._tracker is not None and self._model is not None else []
         while (budget is None or done < budget) and (deadline is None or time.perf_counter() < deadline):
-            state = self._weighed(infoset, rng, lacks, moves) if moves else infoset.sample_state(rng, lacks)
-            game = Game.from_state(state, check=False, log_limit=0)
+            game = Game.from_state(self._determinization(infoset, rng, lacks, moves), check=False, log_limit=0)
             if paired:  # every root action on this determinization, with the same rollout seed
                 rollout_seed = rng.getrandbits(64)
                 for a in legal:
@@ -346,6 +345,12 @@ class ISMCTSAgent(Agent):
             if key > best_key:
                 best, best_key = a, key
         return best
+
+    def _determinization(self, infoset: InfoSet, rng: random.Random,
+                         lacks: dict[int, tuple[frozenset[int], int]] | None, moves: list[Move]) -> GameState:
+        """One full state to play out: the belief's deal of the hidden cards (a subclass may deal otherwise,
+        as the oracle probe of ``training.tools.oracle_distil`` does)."""
+        return self._weighed(infoset, rng, lacks, moves) if moves else infoset.sample_state(rng, lacks)
 
     def _weighed(self, infoset: InfoSet, rng: random.Random, lacks: dict[int, tuple[frozenset[int], int]] | None,
                  moves: list[Move]) -> GameState:
