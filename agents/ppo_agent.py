@@ -104,18 +104,18 @@ def read_checkpoint(path: str | os.PathLike[str]) -> tuple[dict[str, np.ndarray]
 Layout = Callable[[Mapping[str, Any], str], Mapping[str, tuple[int, ...]]]
 
 
-def read_safetensors(path: str | os.PathLike[str], what: str,
-                     layout: Layout | None = None) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+def read_safetensors(path: str | os.PathLike[str], what: str, layout: Layout | None = None,
+                     max_bytes: int = MAX_CHECKPOINT_BYTES) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
     """The tensors and the ``uno_env`` metadata object of a file in this package's safetensors formats (a
     checkpoint, a critic), its header checked before a tensor is read; ``CheckpointError`` for anything
     damaged or hostile, ``FileNotFoundError`` when there is no such file. ``layout`` maps the metadata to
-    the tensors it implies (name: shape, all float32; it raises ``CheckpointError`` for metadata it cannot
-    run): a header naming other tensors, dtypes or shapes is refused before a tensor is read."""
+    run): a header naming other tensors, dtypes or shapes is refused before a tensor is read; a file over
+    ``max_bytes`` is refused from its size."""
     from safetensors import safe_open
 
     source = os.fspath(path)
     try:
-        header = safetensors_header(path, MAX_CHECKPOINT_BYTES)  # before a tensor is read: sizes, offsets, dtypes
+        header = safetensors_header(path, max_bytes)  # before a tensor is read: sizes, offsets, dtypes
     except SafetensorsHeaderError as err:
         raise CheckpointError(f"{err}; not a readable {what}") from None
     except NotADirectoryError:

@@ -92,6 +92,14 @@ def test_labels_are_seeded_and_each_row_is_a_choice_the_policy_made(labels: Labe
     assert np.allclose((adv * legal).sum(axis=1), 0.0, atol=1e-5) and (adv[~legal] == 0).all()
 
 
+def test_labelling_stops_at_the_rows_a_file_may_hold(monkeypatch: pytest.MonkeyPatch) -> None:
+    import training.tools.oracle_distil as tool
+
+    monkeypatch.setattr(tool, "MAX_ROWS", 5)
+    few = label(POLICY, seed=3, rounds=2, playouts=12)
+    assert few.meta["rows"] == len(few.policy) == 5 and few.meta["rounds"] == 1
+
+
 def test_labels_files_read_back_as_written_and_damaged_ones_are_refused(labels: Labels, tmp_path: Path) -> None:
     path = tmp_path / "labels.safetensors"
     write_labels(labels, path)

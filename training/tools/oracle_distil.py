@@ -47,16 +47,18 @@ from uno_env.core import Game, Rules
 from uno_env.core import actions as A
 from uno_env.core.determinize import InfoSet
 from uno_env.core.state import GameState
-from uno_env.observation import NUM_ACTIONS
+from uno_env.observation import NUM_ACTIONS, observation_size
 
 __all__ = ["LABELS_FORMAT", "Labels", "OracleSearch", "advantages", "fit", "label", "main", "read_labels", "write_labels"]
 
 LABELS_FORMAT = "uno_env.oracle_labels"
 PILES = ("shuffled", "known")
-MAX_ROUNDS = 100_000  # each option that sets work is bounded
+MAX_ROUNDS = 10_000  # each option that sets work is bounded
 MAX_PLAYOUTS = 5_000
 MAX_EPOCHS = 100
-MAX_ROWS = 2_000_000  # decisions in one labels file (its header is checked before a tensor is read)
+MAX_ROWS = 200_000  # decisions in one labels file: labelling stops there; fit reads several files
+MAX_OBSERVATION = observation_size(10)  # the widest observation vector (10 seats)
+MAX_LABELS_BYTES = 1 << 30  # MAX_ROWS rows of the widest observation, mask, values and action fit in it
 
 
 class OracleSearch(ISMCTSAgent):
@@ -111,7 +113,9 @@ class Labels:
 
 def label(policy_path: str, seed: int, rounds: int, playouts: int = 200, players: int = 4,
           pile: str = "shuffled", progress: bool = False) -> Labels:
-    """Play ``rounds`` rounds (the policy's seat rotated, RuleAgents elsewhere) and label each of its choices."""
+    """Play ``rounds`` rounds (the policy's seat rotated, RuleAgents elsewhere) and label each of its choices;
+    at ``MAX_ROWS`` decisions labelling stops (the round under way is played out; ``meta["rounds"]`` says how
+    many were played): label more in further files, ``fit`` reads several."""
     if not 1 <= rounds <= MAX_ROUNDS or not 1 <= playouts <= MAX_PLAYOUTS or not 2 <= players <= 10:
         raise ValueError(f"rounds must be 1 to {MAX_ROUNDS}, playouts 1 to {MAX_PLAYOUTS} and players 2 to 10; "
                          f"got {rounds}, {playouts} and {players}")
@@ -123,7 +127,11 @@ def label(policy_path: str, seed: int, rounds: int, playouts: int = 200, players
     actions: list[int] = []
     values: list[np.ndarray] = []
     wins = 0
+    played = 0
     for r in range(rounds):
+        if len(actions) >= MAX_ROWS:
+            break
+        played += 1
         game = Game(rules, seed=seed * 100_003 + r)
         me = r % players
         others = {s: RuleAgent() for s in range(players) if s != me}
@@ -137,7 +145,8 @@ def label(policy_path: str, seed: int, rounds: int, playouts: int = 200, players
             obs = agent_observation(agent, game, seat, info)
             action = agent.act(obs, info)
             legal = info["legal_action_ids"]
-            if seat == me and len(legal) > 1 and A.UNO not in legal and A.CATCH not in legal:
+            if seat == me and len(legal) > 1 and A.UNO not in legal and A.CATCH not in legal \
+                    and len(actions) < MAX_ROWS:
                 observations.append(np.asarray(obs["observation"], np.float32))
                 masks.append(np.asarray(obs["action_mask"], np.float32))
                 actions.append(action)
@@ -148,7 +157,7 @@ def label(policy_path: str, seed: int, rounds: int, playouts: int = 200, players
             print(f"{r + 1} rounds, {len(actions)} decisions, the policy's seat won {wins / (r + 1):.3f}",
                   file=sys.stderr, flush=True)
     size = policy.tensors()["obs_scale"].shape[0]
-    meta = {"format": LABELS_FORMAT, "policy": os.path.basename(policy_path), "seed": seed, "rounds": rounds,
+    meta = {"format": LABELS_FORMAT, "policy": os.path.basename(policy_path), "seed": seed, "rounds": played,
             "playouts": playouts, "players": players, "pile": pile, "wins": int(wins), "rows": len(actions),
             "observation_size": int(size), "num_actions": NUM_ACTIONS}
     return Labels(np.array(observations, np.float32).reshape(-1, size), np.array(masks, np.float32).reshape(-1, NUM_ACTIONS),
@@ -171,7 +180,7 @@ def _layout(meta: Mapping[str, Any], source: str) -> dict[str, tuple[int, ...]]:
     rows, size, actions = meta.get("rows"), meta.get("observation_size"), meta.get("num_actions")
     if meta.get("format") != LABELS_FORMAT:
         raise CheckpointError(f"{source} is not an oracle labels file (format {meta.get('format')!r})")
-    for name, value, top in (("rows", rows, MAX_ROWS), ("observation_size", size, 100_000)):
+    for name, value, top in (("rows", rows, MAX_ROWS), ("observation_size", size, MAX_OBSERVATION)):
         if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= top:
             raise CheckpointError(f"{source}: {name} must be an int 0 to {top}, got {value!r}")
     if actions != NUM_ACTIONS:
@@ -182,7 +191,7 @@ def _layout(meta: Mapping[str, Any], source: str) -> dict[str, tuple[int, ...]]:
 
 def read_labels(path: str | os.PathLike[str]) -> Labels:
     """Read a labels file, its header checked before a tensor is read; ``CheckpointError`` if it is not one."""
-    tensors, meta = read_safetensors(path, "oracle labels file", layout=_layout)
+    tensors, meta = read_safetensors(path, "oracle labels file", layout=_layout, max_bytes=MAX_LABELS_BYTES)
     mask = tensors["mask"]
     if not np.isin(mask, (0.0, 1.0)).all() or (mask.shape[0] and not mask.any(axis=1).all()):
         raise CheckpointError(f"{os.fspath(path)}: a mask entry is not 0 or 1, or a row has no legal action")
@@ -283,7 +292,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             made = label(args.policy, args.seed, args.rounds, args.playouts, args.players, args.pile, progress=True)
             write_labels(made, args.out)
             print(f"{args.out}: {made.meta['rows']} decisions; the policy's seat won {made.meta['wins']} of "
-                  f"{args.rounds} rounds")
+                  f"{made.meta['rounds']} rounds")
             return 0
         tensors = fit(args.policy, [read_labels(p) for p in args.labels], args.temperature, args.epochs, args.lr,
                       log=print)
