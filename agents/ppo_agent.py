@@ -109,6 +109,7 @@ def read_safetensors(path: str | os.PathLike[str], what: str, layout: Layout | N
     """The tensors and the ``uno_env`` metadata object of a file in this package's safetensors formats (a
     checkpoint, a critic), its header checked before a tensor is read; ``CheckpointError`` for anything
     damaged or hostile, ``FileNotFoundError`` when there is no such file. ``layout`` maps the metadata to
+    the tensors it implies (name: shape, all float32; it raises ``CheckpointError`` for metadata it cannot
     run): a header naming other tensors, dtypes or shapes is refused before a tensor is read; a file over
     ``max_bytes`` is refused from its size."""
     from safetensors import safe_open

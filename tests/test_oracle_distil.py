@@ -149,3 +149,15 @@ def test_the_command_line_refuses_bad_options_in_one_line(tmp_path: Path, capsys
     assert main(["label", "--policy", str(tmp_path / "none"), "--seed", "1", "--rounds", "1",
                  "--out", str(tmp_path / "x")]) == 2
     assert not (tmp_path / "y").exists()  # nothing written on a refusal
+
+
+def test_the_command_line_labels_and_fits_a_policy_that_loads(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    pytest.importorskip("torch")
+    labels_file, out = tmp_path / "l.safetensors", tmp_path / "tuned.safetensors"
+    assert main(["label", "--policy", POLICY, "--seed", "4", "--rounds", "1", "--playouts", "6",
+                 "--out", str(labels_file)]) == 0
+    made = read_labels(labels_file)
+    assert f"{made.meta['rows']} decisions" in capsys.readouterr().out and made.meta["rounds"] == 1
+    assert main(["fit", "--policy", POLICY, "--out", str(out), "--epochs", "1", str(labels_file)]) == 0
+    tuned = PPOAgent.load(out)
+    assert tuned.metadata["name"] == "tuned" and tuned.metadata["hidden"] == read_checkpoint(POLICY)[1]["hidden"]

@@ -101,8 +101,8 @@ class OracleSearch(ISMCTSAgent):
 @dataclass(frozen=True)
 class Labels:
     """Per decision: ``observation`` (rows x size), ``mask`` (rows x NUM_ACTIONS, 0/1), ``policy`` (its action id),
-    ``values`` (the oracle's mean outcome per legal action, NaN elsewhere); ``meta`` says how they were made,
-    ``wins`` how many of ``rounds`` the policy's seat won."""
+    ``values`` (the oracle's mean outcome per legal action, NaN elsewhere); ``meta`` says how they were made
+    (its ``wins``: how many of its ``rounds`` the policy's seat won)."""
 
     observation: np.ndarray
     mask: np.ndarray
@@ -213,7 +213,7 @@ def advantages(labels: Labels) -> np.ndarray:
     return np.where(legal, values - mean, 0.0).astype(np.float32)
 
 
-def fit(policy_path: str, labels: Sequence[Labels], temperature: float = 0.02, epochs: int = 4, lr: float = 3e-4,
+def fit(policy_path: str, labels: Sequence[Labels], temperature: float = 0.005, epochs: int = 4, lr: float = 3e-4,
         seed: int = 0, log: Any = None) -> dict[str, np.ndarray]:
     """The policy's tensors fine-tuned on ``labels`` (the module docstring's objective); ``log(line)`` per epoch."""
     import torch
@@ -282,7 +282,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     fits = sub.add_parser("fit", help="fine-tune the policy on labels files")
     fits.add_argument("--policy", required=True)
     fits.add_argument("--out", required=True)
-    fits.add_argument("--temperature", type=float, default=0.02)
+    fits.add_argument("--temperature", type=float, default=0.005)
     fits.add_argument("--epochs", type=int, default=4)
     fits.add_argument("--lr", type=float, default=3e-4)
     fits.add_argument("labels", nargs="+")
@@ -294,6 +294,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"{args.out}: {made.meta['rows']} decisions; the policy's seat won {made.meta['wins']} of "
                   f"{made.meta['rounds']} rounds")
             return 0
+        import torch
+
+        torch.set_num_threads(1)  # one thread a process, as everywhere in training here
         tensors = fit(args.policy, [read_labels(p) for p in args.labels], args.temperature, args.epochs, args.lr,
                       log=print)
         _, meta = read_checkpoint(args.policy)
