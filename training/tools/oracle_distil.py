@@ -56,6 +56,7 @@ PILES = ("shuffled", "known")
 MAX_ROUNDS = 10_000  # each option that sets work is bounded
 MAX_PLAYOUTS = 5_000
 MAX_EPOCHS = 100
+MAX_DECISIONS = 3_000  # a round still going after this many decisions is cut (it counts as lost)
 MAX_ROWS = 200_000  # decisions in one labels file: labelling stops there; fit reads several files
 MAX_OBSERVATION = observation_size(10)  # the widest observation vector (10 seats)
 MAX_LABELS_BYTES = 1 << 30  # MAX_ROWS rows of the widest observation, mask, values and action fit in it
@@ -135,7 +136,7 @@ def label(policy_path: str, seed: int, rounds: int, playouts: int = 200, players
         game = Game(rules, seed=seed * 100_003 + r)
         me = r % players
         others = {s: RuleAgent() for s in range(players) if s != me}
-        for _ in range(3000):  # a round still going after 3,000 decisions is cut (it counts as lost)
+        for _ in range(MAX_DECISIONS):
             if game.is_round_over:
                 break
             seat = game.current_player
@@ -156,10 +157,10 @@ def label(policy_path: str, seed: int, rounds: int, playouts: int = 200, players
         if progress and (r + 1) % 100 == 0:
             print(f"{r + 1} rounds, {len(actions)} decisions, the policy's seat won {wins / (r + 1):.3f}",
                   file=sys.stderr, flush=True)
-    size = policy.tensors()["obs_scale"].shape[0]
+    size = observation_size(policy.max_players)  # the vector the policy reads (PPOAgent.act checks it)
     meta = {"format": LABELS_FORMAT, "policy": os.path.basename(policy_path), "seed": seed, "rounds": played,
             "playouts": playouts, "players": players, "pile": pile, "wins": int(wins), "rows": len(actions),
-            "observation_size": int(size), "num_actions": NUM_ACTIONS}
+            "observation_size": size, "num_actions": NUM_ACTIONS}
     return Labels(np.array(observations, np.float32).reshape(-1, size), np.array(masks, np.float32).reshape(-1, NUM_ACTIONS),
                   np.array(actions, np.float32), np.array(values, np.float32).reshape(-1, NUM_ACTIONS), meta)
 
